@@ -1,0 +1,55 @@
+/* command.h: commands are data. Every enqueue entry point validates its arguments,
+ * builds one command with a run function and a small payload, and submits it with its
+ * wait list. The queue links it to its dependencies and the scheduler runs it on the
+ * CPU device. This header is the whole interface enqueue code needs; the command's
+ * struct itself lives with events (event.h), since a command's completion is its event. */
+#ifndef KILN_RUNTIME_COMMAND_H
+#define KILN_RUNTIME_COMMAND_H
+
+#include "runtime/object.h"
+
+struct kiln_command;
+
+/* Does the command's work on a worker (or a thread waiting for it). Returns CL_SUCCESS,
+ * or a negative error code that becomes the event's execution status. */
+typedef cl_int (*kiln_command_run_fn)(struct kiln_command *command);
+
+/* Bytes of payload every command carries inline (16-byte aligned), enough for the
+ * arguments of any transfer command. */
+#define KILN_COMMAND_PAYLOAD_BYTES 256
+/* Objects a command can keep alive until it completes (memory objects it touches). */
+#define KILN_COMMAND_MAX_HOLDS 4
+
+/* Validates the wait list of an enqueue on `queue`: CL_INVALID_EVENT_WAIT_LIST when
+ * (list == NULL) != (count == 0) or an event is invalid, CL_INVALID_CONTEXT when an
+ * event belongs to another context. The queue must already be valid. */
+cl_int kiln_command_check_wait_list(cl_command_queue queue, cl_uint num_events, const cl_event *wait_list);
+
+/* Creates a command of `type` for a valid `queue`. NULL and *errcode = CL_OUT_OF_HOST_MEMORY on failure. */
+struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type type, kiln_command_run_fn run,
+                                         cl_int *errcode);
+
+void *kiln_command_payload(struct kiln_command *command);
+
+/* Keeps `object` alive (internal reference) until the command has completed. */
+void kiln_command_hold(struct kiln_command *command, struct kiln_object *object);
+
+/* Links the command after its dependencies (wait list, in-order predecessor, barriers)
+ * and hands it to the scheduler. The wait list must have been checked. When `event` is
+ * non-NULL it receives a new API reference to the command's event. When `blocking`, it
+ * returns after the command has completed: CL_SUCCESS, or
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if a dependency failed, or the command's
+ * own negative status. The command belongs to the queue afterwards. */
+cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, const cl_event *wait_list,
+                           cl_event *event, cl_bool blocking);
+
+/* Frees a created command that will not be submitted (a later validation step failed). */
+void kiln_command_discard(struct kiln_command *command);
+
+/* The queue's context (for validating memory objects against it). */
+cl_context kiln_queue_context(cl_command_queue queue);
+static inline bool kiln_queue_is_valid(cl_command_queue queue) {
+  return kiln_object_is_valid(queue, KILN_OBJECT_QUEUE);
+}
+
+#endif

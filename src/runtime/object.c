@@ -1,0 +1,140 @@
+#include "runtime/object.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The live-object registry: an open-addressing hash set of handle addresses with
+ * tombstones, behind a reader/writer lock (validation is the common case). The type
+ * is read from the header only after the address is found live, so a freed or foreign
+ * pointer is never dereferenced. */
+#define TOMBSTONE ((uintptr_t)1)
+
+static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
+static uintptr_t *registry_slots;
+static size_t registry_capacity; /* power of two */
+static size_t registry_live;
+static size_t registry_used; /* live + tombstones */
+
+static size_t slot_hash(uintptr_t key) {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdULL;
+  key ^= key >> 33;
+  return (size_t)key;
+}
+
+static void registry_insert_slot(uintptr_t *slots, size_t capacity, uintptr_t key) {
+  size_t i = slot_hash(key) & (capacity - 1);
+  while (slots[i] != 0 && slots[i] != TOMBSTONE) i = (i + 1) & (capacity - 1);
+  slots[i] = key;
+}
+
+static void registry_grow(void) {
+  size_t capacity = registry_capacity ? registry_capacity * 2 : 1024;
+  if (registry_live * 4 < registry_capacity) capacity = registry_capacity; /* only tombstones to purge */
+  uintptr_t *slots = calloc(capacity, sizeof *slots);
+  if (!slots) abort(); /* the registry cannot lose handles; out of memory here is fatal */
+  for (size_t i = 0; i < registry_capacity; i++)
+    if (registry_slots[i] > TOMBSTONE) registry_insert_slot(slots, capacity, registry_slots[i]);
+  free(registry_slots);
+  registry_slots = slots;
+  registry_capacity = capacity;
+  registry_used = registry_live;
+}
+
+static void registry_add(const void *handle) {
+  pthread_rwlock_wrlock(&registry_lock);
+  if ((registry_used + 1) * 4 >= registry_capacity * 3) registry_grow();
+  registry_insert_slot(registry_slots, registry_capacity, (uintptr_t)handle);
+  registry_live++;
+  registry_used++;
+  pthread_rwlock_unlock(&registry_lock);
+}
+
+static size_t registry_find_locked(uintptr_t key) {
+  if (!registry_capacity) return SIZE_MAX;
+  size_t i = slot_hash(key) & (registry_capacity - 1);
+  while (registry_slots[i] != 0) {
+    if (registry_slots[i] == key) return i;
+    i = (i + 1) & (registry_capacity - 1);
+  }
+  return SIZE_MAX;
+}
+
+bool kiln_object_is_valid(const void *handle, kiln_object_type type) {
+  if (!handle) return false;
+  pthread_rwlock_rdlock(&registry_lock);
+  bool valid = registry_find_locked((uintptr_t)handle) != SIZE_MAX &&
+               ((const struct kiln_object *)handle)->type == type;
+  pthread_rwlock_unlock(&registry_lock);
+  return valid;
+}
+
+size_t kiln_object_registry_count(void) {
+  pthread_rwlock_rdlock(&registry_lock);
+  size_t n = registry_live;
+  pthread_rwlock_unlock(&registry_lock);
+  return n;
+}
+
+void kiln_object_init_internal(struct kiln_object *object, kiln_object_type type, kiln_object_destroy_fn destroy) {
+  object->dispatch = &kiln_dispatch;
+  object->type = type;
+  atomic_init(&object->api_refs, 0);
+  atomic_init(&object->refs, 1);
+  object->destroy = destroy;
+}
+
+void kiln_object_init(struct kiln_object *object, kiln_object_type type, kiln_object_destroy_fn destroy) {
+  kiln_object_init_internal(object, type, destroy);
+  atomic_init(&object->api_refs, 1);
+  registry_add(object);
+}
+
+void kiln_object_publish(struct kiln_object *object) {
+  if (atomic_fetch_add(&object->api_refs, 1) == 0) {
+    kiln_object_retain(object); /* the API's hold */
+    registry_add(object);
+  }
+}
+
+void kiln_object_retain(struct kiln_object *object) {
+  atomic_fetch_add_explicit(&object->refs, 1, memory_order_relaxed);
+}
+
+void kiln_object_release(struct kiln_object *object) {
+  if (atomic_fetch_sub_explicit(&object->refs, 1, memory_order_acq_rel) == 1 && object->destroy)
+    object->destroy(object);
+}
+
+cl_int kiln_object_api_retain(void *handle, kiln_object_type type, cl_int invalid_code) {
+  /* Validation and increment happen under the read lock so a concurrent final release
+   * cannot unregister the handle in between. */
+  if (!handle) return invalid_code;
+  pthread_rwlock_rdlock(&registry_lock);
+  struct kiln_object *object = handle;
+  bool valid = registry_find_locked((uintptr_t)handle) != SIZE_MAX && object->type == type;
+  if (valid) atomic_fetch_add(&object->api_refs, 1);
+  pthread_rwlock_unlock(&registry_lock);
+  return valid ? CL_SUCCESS : invalid_code;
+}
+
+cl_int kiln_object_api_release(void *handle, kiln_object_type type, cl_int invalid_code) {
+  if (!handle) return invalid_code;
+  struct kiln_object *object = handle;
+  pthread_rwlock_wrlock(&registry_lock);
+  size_t slot = registry_find_locked((uintptr_t)handle);
+  if (slot == SIZE_MAX || object->type != type) {
+    pthread_rwlock_unlock(&registry_lock);
+    return invalid_code;
+  }
+  bool last = atomic_fetch_sub(&object->api_refs, 1) == 1;
+  if (last) {
+    registry_slots[slot] = TOMBSTONE;
+    registry_live--;
+  }
+  pthread_rwlock_unlock(&registry_lock);
+  if (last) kiln_object_release(object);
+  return CL_SUCCESS;
+}

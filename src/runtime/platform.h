@@ -1,0 +1,24 @@
+/* platform.h: the single Kiln platform and the extension-function table. */
+#ifndef KILN_RUNTIME_PLATFORM_H
+#define KILN_RUNTIME_PLATFORM_H
+
+#include "runtime/object.h"
+
+struct _cl_platform_id {
+  struct kiln_object obj;
+};
+
+/* The one platform; created and registered on first use (thread-safe). */
+cl_platform_id kiln_platform_get(void);
+
+/* A row of the table clGetExtensionFunctionAddress[ForPlatform] resolves names from.
+ * Each extension folder contributes its rows (see platform_extension_functions.c). */
+struct kiln_extension_function {
+  const char *name;
+  void *address;
+};
+
+/* Nanoseconds on the clock shared by the host timer, the device timer and profiling. */
+cl_ulong kiln_time_now_ns(void);
+
+#endif

@@ -1,0 +1,33 @@
+/* tests/ — CMocka suites: unit/ (internal modules), api/ (core API through the ICD
+ * loader), ext/ (one suite per extension), bench/ (the benchmark program).
+ *
+ * kiln_test.h: helpers shared by the loader-based suites. */
+#ifndef KILN_TEST_H
+#define KILN_TEST_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <CL/cl.h>
+
+/* The Kiln platform found through the loader by name (fails the test if absent). */
+cl_platform_id kiln_test_platform(void);
+cl_device_id kiln_test_device(void);
+
+/* A context and an in-order queue on the Kiln device, as a CMocka group/test fixture
+ * (state is a struct kiln_test_env *). */
+struct kiln_test_env {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+};
+int kiln_test_env_setup(void **state);
+int kiln_test_env_teardown(void **state);
+
+#define assert_cl_success(expr) assert_int_equal(CL_SUCCESS, (expr))
+
+#endif
