@@ -19,7 +19,7 @@ static void context_destroy(struct kiln_object *object) {
   pthread_mutex_destroy(&context->lock);
   free(context->devices);
   free(context->properties);
-  free(context);
+  kiln_object_free(&context->obj);
 }
 
 void kiln_context_report_error(cl_context context, const char *errinfo) {
@@ -73,7 +73,7 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContext(const cl_context_properties 
       goto out;
     }
   }
-  context = calloc(1, sizeof *context);
+  context = kiln_object_alloc(KILN_OBJECT_CONTEXT, sizeof *context);
   if (!context) {
     err = CL_OUT_OF_HOST_MEMORY;
     goto out;
@@ -85,7 +85,7 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContext(const cl_context_properties 
   }
   if (err != CL_SUCCESS) {
     free(context->properties);
-    free(context);
+    kiln_object_free(&context->obj);
     context = NULL;
     goto out;
   }
@@ -109,7 +109,7 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContextFromType(const cl_context_pro
                                CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
   cl_int err = CL_SUCCESS;
   if (!pfn_notify && user_data) err = CL_INVALID_VALUE;
-  else if (device_type != CL_DEVICE_TYPE_ALL && (device_type & ~known))
+  else if (device_type == 0 || (device_type != CL_DEVICE_TYPE_ALL && (device_type & ~known)))
     err = CL_INVALID_DEVICE_TYPE;
   else if (!(device_type & (CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU)))
     err = CL_DEVICE_NOT_FOUND;

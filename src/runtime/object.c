@@ -138,3 +138,53 @@ cl_int kiln_object_api_release(void *handle, kiln_object_type type, cl_int inval
   if (last) kiln_object_release(object);
   return CL_SUCCESS;
 }
+
+/* A hidden prefix before each handle struct links freed blocks and remembers the size. */
+struct object_block_prefix {
+  struct object_block_prefix *next_free;
+  size_t size;
+};
+#define PREFIX_BYTES ((sizeof(struct object_block_prefix) + 15) & ~(size_t)15)
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct object_block_prefix *pool_free[KILN_OBJECT_TYPE_COUNT];
+
+void *kiln_object_alloc(kiln_object_type type, size_t size) {
+  struct object_block_prefix *block = NULL;
+  pthread_mutex_lock(&pool_lock);
+  for (struct object_block_prefix **link = &pool_free[type]; *link; link = &(*link)->next_free) {
+    if ((*link)->size >= size) {
+      block = *link;
+      *link = block->next_free;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&pool_lock);
+  if (block) {
+    /* The dispatch pointer is left as it is: a stale handle may be read concurrently. */
+    char *object = (char *)block + PREFIX_BYTES;
+    memset(object + sizeof(void *), 0, block->size - sizeof(void *));
+    ((struct kiln_object *)object)->type = type;
+    return object;
+  }
+  block = calloc(1, PREFIX_BYTES + size);
+  if (!block) return NULL;
+  block->size = size;
+  struct kiln_object *object = (struct kiln_object *)((char *)block + PREFIX_BYTES);
+  object->dispatch = &kiln_dispatch;
+  object->type = type;
+  return object;
+}
+
+void kiln_object_free(struct kiln_object *object) {
+  if (!object) return;
+  struct object_block_prefix *block = (struct object_block_prefix *)((char *)object - PREFIX_BYTES);
+  kiln_object_type type = object->type;
+  if (type <= 0 || type >= KILN_OBJECT_TYPE_COUNT) abort(); /* freed twice or never allocated here */
+  object->dispatch = &kiln_dispatch;
+  object->type = 0; /* no longer any type: a racing validation fails */
+  pthread_mutex_lock(&pool_lock);
+  block->next_free = pool_free[type];
+  pool_free[type] = block;
+  pthread_mutex_unlock(&pool_lock);
+}

@@ -65,4 +65,14 @@ size_t kiln_object_registry_count(void);
 
 #define KILN_OBJECT(handle) ((struct kiln_object *)(handle))
 
+
+
+/* Memory for handle structs. Freed blocks are kept per type for reuse rather than given
+ * back to malloc, and keep their dispatch pointer: the ICD loader reads a handle's
+ * dispatch table before Kiln sees the call, so a released handle must stay readable
+ * memory for Kiln to answer CL_INVALID_* instead of the loader crashing. The pool only
+ * grows to the peak number of live objects of each type. */
+void *kiln_object_alloc(kiln_object_type type, size_t size);
+void kiln_object_free(struct kiln_object *object);
+
 #endif

@@ -1,0 +1,177 @@
+#include "device/cpu/worker_pool.h"
+
+#include "device/cpu/topology.h"
+#include "runtime/device.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Helping threads get ids after the workers' from a small set of slots. */
+#define HELPER_SLOTS 8
+/* How long an idle worker keeps looking for work before it sleeps. */
+#define IDLE_SPIN_NS 20000
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER; /* guards the job list */
+static struct kiln_job *jobs_head, *jobs_tail;
+static atomic_uint jobs_queued;   /* jobs in the list, read without the lock by spinners */
+static atomic_uint wake_seq;      /* futex word idle workers sleep on */
+static atomic_uint sleepers;
+static atomic_bool shutting_down;
+static atomic_uint helper_slots;  /* bitmask of helper ids in use */
+static unsigned configured_count;
+static unsigned worker_count;
+static pthread_t *workers;
+
+static void futex_wait(atomic_uint *word, unsigned expected) {
+  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+static void futex_wake(atomic_uint *word, int count) {
+  syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void job_release(struct kiln_job *job) {
+  if (atomic_fetch_sub_explicit(&job->holds, 1, memory_order_acq_rel) == 1) job->done(job);
+}
+
+/* Takes a hold on the first queued job, or returns NULL. */
+static struct kiln_job *job_take(void) {
+  if (atomic_load_explicit(&jobs_queued, memory_order_acquire) == 0) return NULL;
+  pthread_mutex_lock(&pool_lock);
+  struct kiln_job *job = jobs_head;
+  if (job) atomic_fetch_add_explicit(&job->holds, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&pool_lock);
+  return job;
+}
+
+static void job_unqueue(struct kiln_job *job) {
+  pthread_mutex_lock(&pool_lock);
+  if (job->queued) {
+    struct kiln_job **link = &jobs_head, *prev = NULL;
+    while (*link != job) {
+      prev = *link;
+      link = &(*link)->next;
+    }
+    *link = job->next;
+    if (jobs_tail == job) jobs_tail = prev;
+    job->queued = false;
+    atomic_fetch_sub_explicit(&jobs_queued, 1, memory_order_release);
+  }
+  pthread_mutex_unlock(&pool_lock);
+}
+
+/* Runs batches of a held job until none is left to claim; drops the hold. */
+static bool job_work(struct kiln_job *job, unsigned worker_id) {
+  bool ran = false;
+  size_t batch;
+  while ((batch = atomic_fetch_add_explicit(&job->next_batch, 1, memory_order_relaxed)) < job->batch_count) {
+    if (batch == job->batch_count - 1) job_unqueue(job); /* nothing left for others to claim */
+    job->run(job, batch, worker_id);
+    ran = true;
+    if (atomic_fetch_add_explicit(&job->batches_done, 1, memory_order_acq_rel) + 1 == job->batch_count)
+      job_release(job); /* the batches' hold */
+  }
+  job_release(job);
+  return ran;
+}
+
+static void *worker_main(void *arg) {
+  unsigned id = (unsigned)(uintptr_t)arg;
+  const struct kiln_cpu_topology *topology = kiln_cpu_topology_get();
+  kiln_cpu_topology_bind_thread(id % topology->core_count);
+  while (!atomic_load(&shutting_down)) {
+    struct kiln_job *job = job_take();
+    if (job) {
+      job_work(job, id);
+      continue;
+    }
+    unsigned seq = atomic_load(&wake_seq);
+    uint64_t spin_end = now_ns() + IDLE_SPIN_NS;
+    bool found = false;
+    while (!found && now_ns() < spin_end) found = atomic_load_explicit(&jobs_queued, memory_order_acquire) != 0;
+    if (found) continue;
+    atomic_fetch_add(&sleepers, 1);
+    if (atomic_load(&jobs_queued) == 0 && !atomic_load(&shutting_down)) futex_wait(&wake_seq, seq);
+    atomic_fetch_sub(&sleepers, 1);
+  }
+  return NULL;
+}
+
+static void pool_start(void) {
+  unsigned count = configured_count ? configured_count : kiln_device_get()->compute_units;
+  if (count == 0) count = 1;
+  workers = calloc(count, sizeof *workers);
+  if (!workers) abort(); /* the device cannot run anything without its workers */
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  for (unsigned i = 0; i < count; i++) {
+    if (pthread_create(&workers[i], &attr, worker_main, (void *)(uintptr_t)i) != 0) break;
+    worker_count++;
+  }
+  pthread_attr_destroy(&attr);
+  if (worker_count == 0) abort();
+}
+
+static void pool_ensure_started(void) { pthread_once(&pool_once, pool_start); }
+
+void kiln_worker_pool_configure(unsigned count) { configured_count = count; }
+
+unsigned kiln_worker_pool_size(void) {
+  pool_ensure_started();
+  return worker_count;
+}
+
+unsigned kiln_worker_pool_id_count(void) { return kiln_worker_pool_size() + HELPER_SLOTS; }
+
+void kiln_worker_pool_submit(struct kiln_job *job) {
+  pool_ensure_started();
+  pthread_mutex_lock(&pool_lock);
+  job->next = NULL;
+  job->queued = true;
+  if (jobs_tail) jobs_tail->next = job;
+  else jobs_head = job;
+  jobs_tail = job;
+  atomic_fetch_add_explicit(&jobs_queued, 1, memory_order_release);
+  pthread_mutex_unlock(&pool_lock);
+  atomic_fetch_add(&wake_seq, 1);
+  if (atomic_load(&sleepers) > 0) {
+    size_t wake = job->batch_count < worker_count ? job->batch_count : worker_count;
+    futex_wake(&wake_seq, (int)wake);
+  }
+}
+
+bool kiln_worker_pool_help(void) {
+  if (atomic_load_explicit(&jobs_queued, memory_order_acquire) == 0) return false;
+  unsigned slots = atomic_load(&helper_slots), slot;
+  do {
+    if (slots == (1u << HELPER_SLOTS) - 1) return false; /* enough helpers already */
+    slot = (unsigned)__builtin_ctz(~slots);
+  } while (!atomic_compare_exchange_weak(&helper_slots, &slots, slots | (1u << slot)));
+  bool ran = false;
+  struct kiln_job *job;
+  while ((job = job_take()) != NULL) ran |= job_work(job, worker_count + slot);
+  atomic_fetch_and(&helper_slots, ~(1u << slot));
+  return ran;
+}
+
+/* Workers are joined when the library is unloaded or the process exits. */
+__attribute__((destructor)) static void pool_shutdown(void) {
+  if (!workers) return;
+  atomic_store(&shutting_down, true);
+  atomic_fetch_add(&wake_seq, 1);
+  futex_wake(&wake_seq, INT_MAX);
+  for (unsigned i = 0; i < worker_count; i++) pthread_join(workers[i], NULL);
+  free(workers);
+  workers = NULL;
+}

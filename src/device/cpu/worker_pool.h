@@ -1,0 +1,62 @@
+/* worker_pool.h: the CPU device's pinned worker threads. One thread per compute unit,
+ * started lazily, each pinned to its core. A job is cut into batches; workers (and
+ * threads blocked in a wait, which "help") claim batches with an atomic counter, so a
+ * job with N batches is spread over up to N threads and each batch runs exactly once.
+ * Idle workers spin briefly, then sleep on a futex. */
+#ifndef KILN_DEVICE_CPU_WORKER_POOL_H
+#define KILN_DEVICE_CPU_WORKER_POOL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kiln_job;
+/* Runs batch `batch` (0 .. batch_count-1) on the thread identified by `worker_id`
+ * (0 .. kiln_worker_pool_id_count()-1; ids are unique among threads running at once). */
+typedef void (*kiln_job_run_fn)(struct kiln_job *job, size_t batch, unsigned worker_id);
+/* Called once, after every batch has run and no thread touches the job any more;
+ * the job's memory may be reused or freed from here. */
+typedef void (*kiln_job_done_fn)(struct kiln_job *job);
+
+struct kiln_job {
+  kiln_job_run_fn run;
+  kiln_job_done_fn done;
+  size_t batch_count;          /* >= 1 */
+  /* Pool-private from here on (kiln_job_init sets them up). */
+  atomic_size_t next_batch;
+  atomic_uint holds;           /* one for the unfinished batches + one per thread holding the job */
+  atomic_size_t batches_done;
+  struct kiln_job *next;
+  bool queued;
+};
+
+static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln_job_done_fn done,
+                                 size_t batch_count) {
+  job->run = run;
+  job->done = done;
+  job->batch_count = batch_count;
+  atomic_init(&job->next_batch, 0);
+  atomic_init(&job->holds, 1);
+  atomic_init(&job->batches_done, 0);
+  job->next = NULL;
+  job->queued = false;
+}
+
+/* Sets the worker count before the pool starts (tests; 0 = the device's compute units).
+ * Has no effect once the pool runs. */
+void kiln_worker_pool_configure(unsigned worker_count);
+
+/* Queues `job` (initialized with kiln_job_init) and wakes as many workers as it has
+ * batches. Starts the pool on first use. */
+void kiln_worker_pool_submit(struct kiln_job *job);
+
+/* For a thread about to block: runs batches of queued jobs, if any. Returns true when it
+ * ran at least one batch (the caller then re-checks its condition before sleeping). */
+bool kiln_worker_pool_help(void);
+
+/* Worker threads in the pool (starts it). */
+unsigned kiln_worker_pool_size(void);
+/* Upper bound of worker_id + 1 (workers and helping threads), for per-thread scratch. */
+unsigned kiln_worker_pool_id_count(void);
+
+#endif

@@ -1,0 +1,53 @@
+/* buffer_fill.c: clEnqueueFillBuffer. The pattern is copied into the command at
+ * enqueue time (the application may reuse its memory right after the call). */
+#include "runtime/memory.h"
+
+#include <string.h>
+
+#define MAX_PATTERN_BYTES 128 /* the largest OpenCL vector type (long16 / double16) */
+
+struct fill {
+  char *dst;
+  size_t size;
+  size_t pattern_size;
+  unsigned char pattern[MAX_PATTERN_BYTES];
+};
+
+static cl_int run_fill(struct kiln_command *command) {
+  const struct fill *p = kiln_command_payload(command);
+  if (p->pattern_size == 1) {
+    memset(p->dst, p->pattern[0], p->size);
+    return CL_SUCCESS;
+  }
+  /* Write one copy, then double the filled prefix: log2(size) memcpy calls. */
+  size_t done = p->pattern_size;
+  memcpy(p->dst, p->pattern, done);
+  while (done < p->size) {
+    size_t n = done <= p->size - done ? done : p->size - done;
+    memcpy(p->dst + done, p->dst, n);
+    done += n;
+  }
+  return CL_SUCCESS;
+}
+
+static bool pattern_size_ok(size_t size) {
+  return size != 0 && size <= MAX_PATTERN_BYTES && (size & (size - 1)) == 0;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void *pattern,
+                                                    size_t pattern_size, size_t offset, size_t size,
+                                                    cl_uint num_events, const cl_event *wait_list,
+                                                    cl_event *event) {
+  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  cl_int err = kiln_mem_check_queue_buffer(queue, buffer);
+  if (err != CL_SUCCESS) return err;
+  if (!kiln_mem_range_ok(buffer, offset, size)) return CL_INVALID_VALUE;
+  if (!pattern || !pattern_size_ok(pattern_size)) return CL_INVALID_VALUE;
+  if (offset % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
+  if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
+  if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
+  struct fill p = {.dst = buffer->storage + offset, .size = size, .pattern_size = pattern_size};
+  memcpy(p.pattern, pattern, pattern_size);
+  return kiln_mem_submit(queue, CL_COMMAND_FILL_BUFFER, run_fill, &p, sizeof p, buffer, NULL, num_events, wait_list,
+                         event, CL_FALSE);
+}

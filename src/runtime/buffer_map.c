@@ -1,0 +1,150 @@
+/* buffer_map.c: clEnqueueMapBuffer and clEnqueueUnmapMemObject. Storage is host
+ * memory, so a map hands out storage + offset at once (the data is current once the
+ * map command completes) and neither command moves data. Each object keeps a list of
+ * its live mappings so that unmap can reject pointers it never handed out. */
+#include "runtime/memory.h"
+
+#include <stdlib.h>
+
+static cl_int run_nothing(struct kiln_command *command) {
+  (void)command;
+  return CL_SUCCESS;
+}
+
+#define MAP_WRITES (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)
+
+static bool map_flags_ok(cl_map_flags flags) {
+  if (flags & ~(cl_map_flags)(CL_MAP_READ | MAP_WRITES)) return false;
+  return !((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE)));
+}
+
+static bool map_host_access_ok(cl_mem buffer, cl_map_flags flags) {
+  if ((flags & CL_MAP_READ) && !kiln_mem_host_can_read(buffer)) return false;
+  if ((flags & MAP_WRITES) && !kiln_mem_host_can_write(buffer)) return false;
+  return true;
+}
+
+/* Caller holds buffer->lock. */
+static bool overlaps_write_mapping(cl_mem buffer, size_t offset, size_t size) {
+  for (struct kiln_mem_mapping *m = buffer->mappings; m; m = m->next)
+    if ((m->flags & MAP_WRITES) && offset < m->offset + m->size && m->offset < offset + size) return true;
+  return false;
+}
+
+/* Records the mapping (map count + list); CL_INVALID_OPERATION when a write mapping
+ * would overlap another live write mapping. */
+static cl_int mapping_add(cl_mem buffer, struct kiln_mem_mapping *mapping) {
+  cl_int err = CL_SUCCESS;
+  pthread_mutex_lock(&buffer->lock);
+  if ((mapping->flags & MAP_WRITES) && overlaps_write_mapping(buffer, mapping->offset, mapping->size)) {
+    err = CL_INVALID_OPERATION;
+  } else {
+    mapping->next = buffer->mappings;
+    buffer->mappings = mapping;
+    buffer->map_count++;
+  }
+  pthread_mutex_unlock(&buffer->lock);
+  return err;
+}
+
+/* Unlinks the live mapping `ptr` (the newest with that address); NULL when none. */
+static struct kiln_mem_mapping *mapping_take(cl_mem mem, const void *ptr) {
+  pthread_mutex_lock(&mem->lock);
+  struct kiln_mem_mapping **link = &mem->mappings, *found = NULL;
+  for (; *link; link = &(*link)->next) {
+    if ((*link)->ptr == ptr) {
+      found = *link;
+      *link = found->next;
+      mem->map_count--;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&mem->lock);
+  return found;
+}
+
+static bool mapping_exists(cl_mem mem, const void *ptr) {
+  pthread_mutex_lock(&mem->lock);
+  bool found = false;
+  for (struct kiln_mem_mapping *m = mem->mappings; m && !found; m = m->next) found = m->ptr == ptr;
+  pthread_mutex_unlock(&mem->lock);
+  return found;
+}
+
+static void *map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags map_flags,
+                        size_t offset, size_t size, cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                        cl_int *err) {
+  if (!kiln_queue_is_valid(queue)) {
+    *err = CL_INVALID_COMMAND_QUEUE;
+    return NULL;
+  }
+  if ((*err = kiln_mem_check_queue_buffer(queue, buffer)) != CL_SUCCESS) return NULL;
+  if (!kiln_mem_range_ok(buffer, offset, size) || !map_flags_ok(map_flags)) {
+    *err = CL_INVALID_VALUE;
+    return NULL;
+  }
+  if (!map_host_access_ok(buffer, map_flags)) {
+    *err = CL_INVALID_OPERATION;
+    return NULL;
+  }
+  if ((*err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return NULL;
+  if ((*err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return NULL;
+
+  struct kiln_mem_mapping *mapping = malloc(sizeof *mapping);
+  if (!mapping) {
+    *err = CL_OUT_OF_HOST_MEMORY;
+    return NULL;
+  }
+  *mapping = (struct kiln_mem_mapping){.ptr = buffer->storage + offset, .offset = offset, .size = size,
+                                       .flags = map_flags};
+  void *ptr = mapping->ptr;
+  struct kiln_command *command = kiln_command_create(queue, CL_COMMAND_MAP_BUFFER, run_nothing, err);
+  if (!command) {
+    free(mapping);
+    return NULL;
+  }
+  if ((*err = mapping_add(buffer, mapping)) != CL_SUCCESS) {
+    free(mapping);
+    kiln_command_discard(command);
+    return NULL;
+  }
+  kiln_command_hold(command, &buffer->obj);
+  *err = kiln_command_submit(command, num_events, wait_list, event, blocking);
+  if (*err != CL_SUCCESS) {
+    /* A blocking map whose dependencies failed maps nothing. */
+    free(mapping_take(buffer, ptr));
+    return NULL;
+  }
+  return ptr;
+}
+
+CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking_map,
+                                                  cl_map_flags map_flags, size_t offset, size_t size,
+                                                  cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                                                  cl_int *errcode_ret) {
+  cl_int err;
+  void *ptr = map_buffer(queue, buffer, blocking_map, map_flags, offset, size, num_events, wait_list, event, &err);
+  if (errcode_ret) *errcode_ret = err;
+  return ptr;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void *mapped_ptr,
+                                                        cl_uint num_events, const cl_event *wait_list,
+                                                        cl_event *event) {
+  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_mem_is_valid(memobj)) return CL_INVALID_MEM_OBJECT;
+  if (memobj->context != kiln_queue_context(queue)) return CL_INVALID_CONTEXT;
+  if (!mapped_ptr || !mapping_exists(memobj, mapped_ptr)) return CL_INVALID_VALUE;
+  cl_int err = kiln_command_check_wait_list(queue, num_events, wait_list);
+  if (err != CL_SUCCESS) return err;
+  struct kiln_command *command = kiln_command_create(queue, CL_COMMAND_UNMAP_MEM_OBJECT, run_nothing, &err);
+  if (!command) return err;
+  struct kiln_mem_mapping *mapping = mapping_take(memobj, mapped_ptr);
+  if (!mapping) { /* another thread unmapped it in between */
+    kiln_command_discard(command);
+    return CL_INVALID_VALUE;
+  }
+  free(mapping);
+  kiln_command_hold(command, &memobj->obj);
+  return kiln_command_submit(command, num_events, wait_list, event, CL_FALSE);
+}

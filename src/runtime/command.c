@@ -1,0 +1,64 @@
+/* The command model's entry points for enqueue code (see command.h). */
+#include "runtime/command.h"
+
+#include "runtime/event.h"
+#include "runtime/platform.h"
+#include "runtime/queue.h"
+#include "runtime/scheduler.h"
+
+#include <stdlib.h>
+
+cl_int kiln_command_check_wait_list(cl_command_queue queue, cl_uint num_events, const cl_event *wait_list) {
+  if ((wait_list == NULL) != (num_events == 0)) return CL_INVALID_EVENT_WAIT_LIST;
+  for (cl_uint i = 0; i < num_events; i++)
+    if (!kiln_event_is_valid(wait_list[i])) return CL_INVALID_EVENT_WAIT_LIST;
+  for (cl_uint i = 0; i < num_events; i++)
+    if (wait_list[i]->context != queue->context) return CL_INVALID_CONTEXT;
+  return CL_SUCCESS;
+}
+
+struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type type, kiln_command_run_fn run,
+                                         cl_int *errcode) {
+  cl_int err;
+  cl_event event = kiln_event_create(queue->context, queue, type, &err);
+  if (errcode) *errcode = err;
+  if (!event) return NULL;
+  event->run = run;
+  return KILN_EVENT_COMMAND(event);
+}
+
+void *kiln_command_payload(struct kiln_command *command) { return KILN_COMMAND_EVENT(command)->payload; }
+
+void kiln_command_hold(struct kiln_command *command, struct kiln_object *object) {
+  cl_event event = KILN_COMMAND_EVENT(command);
+  if (event->hold_count == KILN_COMMAND_MAX_HOLDS) abort(); /* a programming error in enqueue code */
+  kiln_object_retain(object);
+  event->holds[event->hold_count++] = object;
+}
+
+void kiln_command_discard(struct kiln_command *command) { kiln_object_release(&KILN_COMMAND_EVENT(command)->obj); }
+
+cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, const cl_event *wait_list,
+                           cl_event *event_ret, cl_bool blocking) {
+  cl_event event = KILN_COMMAND_EVENT(command);
+  cl_command_queue queue = event->queue;
+  if (event->profiling) event->time_queued = kiln_time_now_ns();
+  for (cl_uint i = 0; i < num_events; i++)
+    if (wait_list[i] != event) kiln_event_add_dependent(wait_list[i], event, true);
+  bool is_barrier = event->type == CL_COMMAND_BARRIER;
+  bool wait_for_all = is_barrier || (event->type == CL_COMMAND_MARKER && num_events == 0);
+  kiln_queue_link_command(queue, event, wait_for_all, is_barrier);
+  if (event_ret) {
+    kiln_object_publish(&event->obj);
+    *event_ret = event;
+  }
+  if (blocking) kiln_object_retain(&event->obj); /* the wait's own hold */
+  if (event->profiling) event->time_submit = kiln_time_now_ns();
+  kiln_event_set_status(event, CL_SUBMITTED);
+  /* Drops the submission's guard: ready now or when the last dependency completes. */
+  kiln_scheduler_resolve(event, blocking);
+  if (!blocking) return CL_SUCCESS;
+  cl_int status = kiln_event_wait(event);
+  kiln_object_release(&event->obj);
+  return status < 0 ? status : CL_SUCCESS;
+}

@@ -1,0 +1,130 @@
+/* memory.h: memory objects. Kiln has buffers and sub-buffers only (the CPU device
+ * supports neither images nor pipes). The device shares host memory, so a buffer's
+ * storage is a host address: transfers are memcpy on it and a map returns a pointer
+ * into it (zero copy).
+ *
+ * Storage ownership is explicit so that other create paths (imported memory,
+ * cl_arm_import_memory) can hand Kiln memory it must not free: `owns_storage` says
+ * Kiln allocated it, otherwise `release_storage` (if set) gives it back to its owner
+ * after the destructor callbacks have run. */
+#ifndef KILN_RUNTIME_MEMORY_H
+#define KILN_RUNTIME_MEMORY_H
+
+#include "runtime/command.h"
+#include "runtime/object.h"
+
+#include <pthread.h>
+#include <stddef.h>
+
+/* Called once when a memory object that does not own its storage is destroyed. */
+typedef void (*kiln_mem_release_storage_fn)(void *storage, void *user_data);
+
+struct kiln_mem_destructor {
+  void(CL_CALLBACK *notify)(cl_mem memobj, void *user_data);
+  void *user_data;
+  struct kiln_mem_destructor *next; /* newest first: the spec calls them in reverse order */
+};
+
+/* A live region returned by clEnqueueMapBuffer and not yet unmapped. */
+struct kiln_mem_mapping {
+  void *ptr;
+  size_t offset, size;
+  cl_map_flags flags;
+  struct kiln_mem_mapping *next;
+};
+
+struct _cl_mem {
+  struct kiln_object obj;
+  cl_context context;              /* internal reference held */
+  cl_mem_object_type type;         /* CL_MEM_OBJECT_BUFFER */
+  cl_mem_flags flags;              /* as given, plus what a sub-buffer inherited */
+  size_t size;
+  char *storage;                   /* first byte of this object's data */
+  void *host_ptr;                  /* CL_MEM_HOST_PTR: the USE_HOST_PTR pointer (+origin), else NULL */
+  bool owns_storage;               /* Kiln allocated `storage` (aligned_alloc) and frees it */
+  kiln_mem_release_storage_fn release_storage; /* else: how to give it back (may be NULL) */
+  void *release_storage_data;
+  cl_mem parent;                   /* sub-buffers: the buffer (internal reference held), else NULL */
+  size_t offset;                   /* sub-buffers: origin in the parent */
+  cl_mem_properties *properties;   /* copy incl. terminating 0; NULL when none were given */
+  size_t properties_count;         /* entries incl. the terminator; 0 when none */
+  pthread_mutex_t lock;            /* guards destructors and mappings */
+  struct kiln_mem_destructor *destructors;
+  struct kiln_mem_mapping *mappings;
+  cl_uint map_count;               /* under lock */
+};
+
+/* What a create path decided; kiln_mem_create turns it into a registered object. */
+struct kiln_mem_desc {
+  cl_mem_flags flags;
+  size_t size;
+  void *storage;                   /* NULL: Kiln allocates `size` bytes (aligned) */
+  void *host_ptr;                  /* reported by CL_MEM_HOST_PTR */
+  const void *copy_from;           /* CL_MEM_COPY_HOST_PTR: initial contents */
+  kiln_mem_release_storage_fn release_storage; /* for storage Kiln does not own */
+  void *release_storage_data;
+  cl_mem parent;                   /* sub-buffers */
+  size_t offset;
+  const cl_mem_properties *properties; /* copied; NULL when none */
+  size_t properties_count;         /* entries incl. the terminator */
+};
+
+/* Creates a memory object in a valid context and registers it. NULL and an error
+ * (CL_MEM_OBJECT_ALLOCATION_FAILURE / CL_OUT_OF_HOST_MEMORY) on failure; then the
+ * storage described by `desc` has not been taken over. */
+cl_mem kiln_mem_create(cl_context context, const struct kiln_mem_desc *desc, cl_int *errcode);
+
+/* memory_flags.c: the rules of the Memory Flags table shared by every create path.
+ * CL_INVALID_VALUE for unknown bits or conflicting access / host-access / host-pointer
+ * flags, CL_INVALID_HOST_PTR for a host_ptr that does not match the flags. Flags
+ * `extra_allowed` (set by an extension's create path) are accepted as known. */
+cl_int kiln_mem_check_flags(cl_mem_flags flags, cl_mem_flags extra_allowed);
+cl_int kiln_mem_check_host_ptr(cl_mem_flags flags, const void *host_ptr);
+/* Counts the entries of a property list incl. its terminator, rejecting (with
+ * CL_INVALID_PROPERTY) any name Kiln's buffers do not know. Extensions that add
+ * buffer properties add their names here. */
+cl_int kiln_mem_check_properties(const cl_mem_properties *properties, size_t *count);
+
+#define KILN_MEM_ACCESS_FLAGS (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY)
+#define KILN_MEM_HOST_PTR_FLAGS (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)
+#define KILN_MEM_HOST_ACCESS_FLAGS (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)
+
+static inline bool kiln_mem_is_valid(cl_mem mem) { return kiln_object_is_valid(mem, KILN_OBJECT_MEM); }
+static inline bool kiln_mem_is_buffer(cl_mem mem) {
+  return kiln_mem_is_valid(mem) && mem->type == CL_MEM_OBJECT_BUFFER;
+}
+/* The buffer a memory object's storage belongs to (itself unless a sub-buffer). */
+static inline cl_mem kiln_mem_root(cl_mem mem) { return mem->parent ? mem->parent : mem; }
+
+/* Host-access checks for enqueues: may the host read / write this object? */
+static inline bool kiln_mem_host_can_read(cl_mem mem) {
+  return !(mem->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS));
+}
+static inline bool kiln_mem_host_can_write(cl_mem mem) {
+  return !(mem->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS));
+}
+
+/* CL_MISALIGNED_SUB_BUFFER_OFFSET when a sub-buffer's origin is not aligned for the
+ * device (clCreateSubBuffer already refuses such origins; enqueues check again). */
+cl_int kiln_mem_check_alignment(cl_mem mem);
+
+/* True when [offset, offset + size) lies inside the object; size 0 is out of range. */
+static inline bool kiln_mem_range_ok(cl_mem mem, size_t offset, size_t size) {
+  return size != 0 && offset <= mem->size && size <= mem->size - offset;
+}
+
+/* For an enqueue on a valid queue: CL_INVALID_MEM_OBJECT unless `mem` is a live buffer,
+ * CL_INVALID_CONTEXT unless it belongs to the queue's context. */
+static inline cl_int kiln_mem_check_queue_buffer(cl_command_queue queue, cl_mem mem) {
+  if (!kiln_mem_is_buffer(mem)) return CL_INVALID_MEM_OBJECT;
+  return mem->context == kiln_queue_context(queue) ? CL_SUCCESS : CL_INVALID_CONTEXT;
+}
+
+/* Builds and submits a fully validated transfer command (buffer_transfer.c): `payload`
+ * is copied into the command, `a` and `b` (either may be NULL) are held until it
+ * completes. Returns what kiln_command_submit returns. */
+cl_int kiln_mem_submit(cl_command_queue queue, cl_command_type type, kiln_command_run_fn run, const void *payload,
+                       size_t payload_size, cl_mem a, cl_mem b, cl_uint num_events, const cl_event *wait_list,
+                       cl_event *event, cl_bool blocking);
+
+#endif

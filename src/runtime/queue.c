@@ -1,0 +1,171 @@
+#include "runtime/queue.h"
+
+#include "runtime/context.h"
+#include "runtime/device.h"
+#include "runtime/event.h"
+#include "runtime/info.h"
+
+#include <stdlib.h>
+
+static void queue_destroy(struct kiln_object *object) {
+  cl_command_queue queue = (cl_command_queue)object;
+  pthread_mutex_destroy(&queue->lock);
+  free(queue->properties_array);
+  kiln_object_release(&queue->context->obj);
+  kiln_object_free(&queue->obj);
+}
+
+static bool context_has_device(cl_context context, cl_device_id device) {
+  for (cl_uint i = 0; i < context->num_devices; i++)
+    if (context->devices[i] == device) return true;
+  return false;
+}
+
+/* Validation in the order the spec lists the errors. */
+static cl_int check_context_device(cl_context context, cl_device_id device) {
+  if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
+  if (!kiln_device_is_valid(device) || !context_has_device(context, device)) return CL_INVALID_DEVICE;
+  return CL_SUCCESS;
+}
+
+static cl_command_queue queue_create(cl_context context, cl_device_id device, const struct kiln_queue_config *cfg,
+                                     const cl_queue_properties *properties, size_t properties_count,
+                                     cl_int *errcode_ret) {
+  cl_command_queue queue = kiln_object_alloc(KILN_OBJECT_QUEUE, sizeof *queue);
+  cl_queue_properties *array = NULL;
+  if (queue && properties_count) {
+    array = malloc(properties_count * sizeof *array);
+    if (array) memcpy(array, properties, properties_count * sizeof *array);
+  }
+  if (!queue || (properties_count && !array)) {
+    if (queue) kiln_object_free(&queue->obj);
+    if (errcode_ret) *errcode_ret = CL_OUT_OF_HOST_MEMORY;
+    return NULL;
+  }
+  queue->context = context;
+  kiln_object_retain(&context->obj);
+  queue->device = device;
+  queue->config = *cfg;
+  queue->properties_array = array;
+  queue->properties_array_count = properties_count;
+  pthread_mutex_init(&queue->lock, NULL);
+  kiln_object_init(&queue->obj, KILN_OBJECT_QUEUE, queue_destroy);
+  if (errcode_ret) *errcode_ret = CL_SUCCESS;
+  return queue;
+}
+
+CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context context,
+                                                                             cl_device_id device,
+                                                                             const cl_queue_properties *properties,
+                                                                             cl_int *errcode_ret) {
+  cl_int err = check_context_device(context, device);
+  struct kiln_queue_config cfg = {0};
+  size_t count = 0;
+  if (err == CL_SUCCESS) err = kiln_queue_properties_parse(properties, &cfg, &count);
+  if (err != CL_SUCCESS) {
+    if (errcode_ret) *errcode_ret = err;
+    return NULL;
+  }
+  return queue_create(context, device, &cfg, properties, count, errcode_ret);
+}
+
+CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_id device,
+                                                               cl_command_queue_properties properties,
+                                                               cl_int *errcode_ret) {
+  cl_int err = check_context_device(context, device);
+  struct kiln_queue_config cfg = {0};
+  if (err == CL_SUCCESS) err = kiln_queue_legacy_properties_parse(properties, &cfg);
+  if (err != CL_SUCCESS) {
+    if (errcode_ret) *errcode_ret = err;
+    return NULL;
+  }
+  return queue_create(context, device, &cfg, NULL, 0, errcode_ret);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue) {
+  return kiln_object_api_retain(command_queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue) {
+  /* The implicit flush is a no-op: commands are submitted when enqueued. The queue's
+   * memory stays until its commands, which hold internal references, have completed. */
+  return kiln_object_api_release(command_queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue,
+                                                      cl_command_queue_info param_name, size_t param_value_size,
+                                                      void *param_value, size_t *param_value_size_ret) {
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  switch (param_name) {
+  case CL_QUEUE_CONTEXT:
+    KILN_INFO_VALUE(cl_context, command_queue->context);
+  case CL_QUEUE_DEVICE:
+    KILN_INFO_VALUE(cl_device_id, command_queue->device);
+  case CL_QUEUE_REFERENCE_COUNT:
+    KILN_INFO_VALUE(cl_uint, atomic_load(&command_queue->obj.api_refs));
+  case CL_QUEUE_PROPERTIES:
+    KILN_INFO_VALUE(cl_command_queue_properties,
+                    command_queue->config.properties | command_queue->config.ext_property_bits);
+  case CL_QUEUE_PROPERTIES_ARRAY:
+    KILN_INFO_ARRAY(command_queue->properties_array,
+                    command_queue->properties_array_count * sizeof(cl_queue_properties));
+  case CL_QUEUE_SIZE:
+    return CL_INVALID_COMMAND_QUEUE; /* only device queues have a size */
+  case CL_QUEUE_DEVICE_DEFAULT:
+    KILN_INFO_VALUE(cl_command_queue, NULL); /* no default device queue */
+  default:
+    return CL_INVALID_VALUE;
+  }
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_queue,
+                                                          cl_command_queue_properties properties, cl_bool enable,
+                                                          cl_command_queue_properties *old_properties) {
+  (void)properties;
+  (void)enable;
+  (void)old_properties;
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  return CL_INVALID_OPERATION; /* only OpenCL 1.0 devices must support changing properties */
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device,
+                                                               cl_command_queue command_queue) {
+  cl_int err = check_context_device(context, device);
+  if (err != CL_SUCCESS) return err;
+  (void)command_queue;
+  return CL_INVALID_OPERATION; /* no replaceable default on-device queue */
+}
+
+cl_context kiln_queue_context(cl_command_queue queue) { return queue->context; }
+
+void kiln_queue_link_command(cl_command_queue queue, cl_event event, bool wait_for_all, bool is_barrier) {
+  pthread_mutex_lock(&queue->lock);
+  if (!kiln_queue_is_out_of_order(queue)) {
+    if (queue->tail) kiln_event_add_dependent(queue->tail, event, false);
+  } else if (wait_for_all) {
+    for (cl_event c = queue->head; c; c = c->queue_next) kiln_event_add_dependent(c, event, false);
+  } else if (queue->last_barrier) {
+    kiln_event_add_dependent(queue->last_barrier, event, false);
+  }
+  event->queue_prev = queue->tail;
+  event->queue_next = NULL;
+  if (queue->tail) queue->tail->queue_next = event;
+  else queue->head = event;
+  queue->tail = event;
+  event->in_queue_list = true;
+  if (is_barrier) queue->last_barrier = event;
+  pthread_mutex_unlock(&queue->lock);
+}
+
+void kiln_queue_unlink_command(cl_command_queue queue, cl_event event) {
+  pthread_mutex_lock(&queue->lock);
+  if (event->in_queue_list) {
+    if (event->queue_prev) event->queue_prev->queue_next = event->queue_next;
+    else queue->head = event->queue_next;
+    if (event->queue_next) event->queue_next->queue_prev = event->queue_prev;
+    else queue->tail = event->queue_prev;
+    event->in_queue_list = false;
+  }
+  if (queue->last_barrier == event) queue->last_barrier = NULL;
+  pthread_mutex_unlock(&queue->lock);
+}

@@ -1,0 +1,75 @@
+/* queue.h: host command-queues. A queue links each command after its dependencies:
+ * in order, the previous command; out of order, only its wait list and the last
+ * barrier. It tracks its incomplete commands so that markers and barriers with an
+ * empty wait list, and clFinish, can wait for all of them. */
+#ifndef KILN_RUNTIME_QUEUE_H
+#define KILN_RUNTIME_QUEUE_H
+
+#include "runtime/command.h"
+
+#include <pthread.h>
+
+/* Property values the core parser did not know but an extension parser accepted. */
+#define KILN_QUEUE_EXT_PROPERTIES_MAX 8
+
+struct kiln_queue_config {
+  cl_command_queue_properties properties;        /* CL_QUEUE_PROPERTIES bits the core knows */
+  cl_command_queue_properties ext_property_bits; /* CL_QUEUE_PROPERTIES bits an extension accepted */
+  unsigned ext_count;
+  cl_queue_properties ext_names[KILN_QUEUE_EXT_PROPERTIES_MAX];
+  cl_queue_properties ext_values[KILN_QUEUE_EXT_PROPERTIES_MAX];
+};
+
+/* Extension hook: consulted for every property name the core does not know, and with
+ * name == CL_QUEUE_PROPERTIES and value == the unknown bits for bits of that bitfield the
+ * core does not know. Return KILN_QUEUE_PROPERTY_NOT_MINE to let other parsers look,
+ * CL_SUCCESS to accept (the core then records the pair in cfg->ext_*, or the bits in
+ * cfg->ext_property_bits), or the CL error to report (CL_INVALID_VALUE,
+ * CL_INVALID_QUEUE_PROPERTIES). */
+typedef cl_int (*kiln_queue_property_parser)(cl_queue_properties name, cl_queue_properties value,
+                                             struct kiln_queue_config *cfg);
+#define KILN_QUEUE_PROPERTY_NOT_MINE 1
+
+/* Adds a parser (call from a constructor or before creating queues). Returns false when full. */
+bool kiln_queue_property_parser_register(kiln_queue_property_parser parser);
+
+/* Parses a clCreateCommandQueueWithProperties list (NULL allowed); *count receives the
+ * number of entries including the terminating 0 (0 when NULL). */
+cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct kiln_queue_config *cfg,
+                                   size_t *count);
+/* Validates the bitfield of clCreateCommandQueue (1.x). */
+cl_int kiln_queue_legacy_properties_parse(cl_command_queue_properties properties, struct kiln_queue_config *cfg);
+
+/* True and *value when an extension property `name` was given at creation. */
+bool kiln_queue_config_find(const struct kiln_queue_config *cfg, cl_queue_properties name,
+                            cl_queue_properties *value);
+
+struct _cl_command_queue {
+  struct kiln_object obj;
+  cl_context context;                 /* internal reference */
+  cl_device_id device;
+  struct kiln_queue_config config;
+  cl_queue_properties *properties_array; /* as given incl. terminator; NULL when none */
+  size_t properties_array_count;
+
+  pthread_mutex_t lock;               /* guards the list below and last_barrier */
+  struct _cl_event *head, *tail;      /* incomplete commands in enqueue order */
+  struct _cl_event *last_barrier;     /* incomplete barrier later commands wait for */
+};
+
+static inline bool kiln_queue_is_out_of_order(cl_command_queue queue) {
+  return (queue->config.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+}
+
+/* Links a new command into `queue`: records its implicit dependencies (in-order
+ * predecessor, last barrier; all incomplete commands when `wait_for_all`), and when
+ * `is_barrier` makes later commands wait for it. Called once per command at submission. */
+void kiln_queue_link_command(cl_command_queue queue, cl_event event, bool wait_for_all, bool is_barrier);
+/* Removes a completed command from the queue's list. */
+void kiln_queue_unlink_command(cl_command_queue queue, cl_event event);
+
+/* Enqueues a marker or barrier (internal helper shared by the sync entry points). */
+cl_int kiln_queue_enqueue_sync(cl_command_queue queue, cl_command_type type, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event, cl_bool blocking);
+
+#endif

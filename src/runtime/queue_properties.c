@@ -1,0 +1,106 @@
+/* Queue property parsing. The core knows CL_QUEUE_PROPERTIES (out-of-order, profiling;
+ * on-device bits are valid but unsupported) and CL_QUEUE_SIZE; every other name, and
+ * unknown CL_QUEUE_PROPERTIES bits, go to the parsers extensions register. */
+#include "runtime/queue.h"
+
+#include <pthread.h>
+
+#define PARSERS_MAX 16
+
+static pthread_mutex_t parsers_lock = PTHREAD_MUTEX_INITIALIZER;
+static kiln_queue_property_parser parsers[PARSERS_MAX];
+static atomic_uint parser_count;
+
+bool kiln_queue_property_parser_register(kiln_queue_property_parser parser) {
+  pthread_mutex_lock(&parsers_lock);
+  unsigned n = atomic_load(&parser_count);
+  bool ok = n < PARSERS_MAX;
+  if (ok) {
+    parsers[n] = parser;
+    atomic_store(&parser_count, n + 1);
+  }
+  pthread_mutex_unlock(&parsers_lock);
+  return ok;
+}
+
+static cl_int ask_extensions(cl_queue_properties name, cl_queue_properties value, struct kiln_queue_config *cfg) {
+  unsigned n = atomic_load(&parser_count);
+  for (unsigned i = 0; i < n; i++) {
+    cl_int result = parsers[i](name, value, cfg);
+    if (result != KILN_QUEUE_PROPERTY_NOT_MINE) return result;
+  }
+  return CL_INVALID_VALUE;
+}
+
+static const cl_command_queue_properties core_bits =
+    CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+static const cl_command_queue_properties device_queue_bits = CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT;
+
+static cl_int parse_bitfield(cl_command_queue_properties bits, bool allow_device_bits,
+                             struct kiln_queue_config *cfg) {
+  cl_command_queue_properties known = core_bits | (allow_device_bits ? device_queue_bits : 0);
+  cl_command_queue_properties unknown = bits & ~known;
+  if (unknown) {
+    cl_int err = ask_extensions(CL_QUEUE_PROPERTIES, unknown, cfg);
+    if (err != CL_SUCCESS) return err;
+    cfg->ext_property_bits |= unknown;
+  }
+  if (bits & device_queue_bits) {
+    /* ON_DEVICE_DEFAULT needs ON_DEVICE, ON_DEVICE needs out-of-order: otherwise not valid.
+     * Valid device-queue requests are unsupported: Kiln has no on-device queues. */
+    if ((bits & CL_QUEUE_ON_DEVICE_DEFAULT) && !(bits & CL_QUEUE_ON_DEVICE)) return CL_INVALID_VALUE;
+    if (!(bits & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) return CL_INVALID_VALUE;
+    return CL_INVALID_QUEUE_PROPERTIES;
+  }
+  cfg->properties = bits & core_bits;
+  return CL_SUCCESS;
+}
+
+cl_int kiln_queue_legacy_properties_parse(cl_command_queue_properties properties, struct kiln_queue_config *cfg) {
+  return parse_bitfield(properties, false, cfg);
+}
+
+cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct kiln_queue_config *cfg,
+                                   size_t *count) {
+  *count = 0;
+  if (!properties) return CL_SUCCESS;
+  bool seen_properties = false, seen_size = false;
+  cl_command_queue_properties bits = 0;
+  size_t n = 0;
+  for (; properties[n] != 0; n += 2) {
+    cl_queue_properties name = properties[n], value = properties[n + 1];
+    for (size_t k = 0; k < n; k += 2)
+      if (properties[k] == name) return CL_INVALID_VALUE; /* each name at most once */
+    if (name == CL_QUEUE_PROPERTIES) {
+      seen_properties = true;
+      bits = (cl_command_queue_properties)value;
+    } else if (name == CL_QUEUE_SIZE) {
+      seen_size = true;
+    } else {
+      cl_int err = ask_extensions(name, value, cfg);
+      if (err != CL_SUCCESS) return err;
+      if (cfg->ext_count == KILN_QUEUE_EXT_PROPERTIES_MAX) return CL_INVALID_VALUE;
+      cfg->ext_names[cfg->ext_count] = name;
+      cfg->ext_values[cfg->ext_count++] = value;
+    }
+  }
+  *count = n + 1;
+  if (seen_properties) {
+    cl_int err = parse_bitfield(bits, true, cfg);
+    if (err != CL_SUCCESS) return err;
+  }
+  /* CL_QUEUE_SIZE is only valid with CL_QUEUE_ON_DEVICE, which was refused above. */
+  if (seen_size) return CL_INVALID_VALUE;
+  return CL_SUCCESS;
+}
+
+bool kiln_queue_config_find(const struct kiln_queue_config *cfg, cl_queue_properties name,
+                            cl_queue_properties *value) {
+  for (unsigned i = 0; i < cfg->ext_count; i++) {
+    if (cfg->ext_names[i] == name) {
+      if (value) *value = cfg->ext_values[i];
+      return true;
+    }
+  }
+  return false;
+}

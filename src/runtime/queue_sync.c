@@ -1,0 +1,78 @@
+/* Synchronization commands: markers, barriers, clEnqueueWaitForEvents, clFlush, clFinish. */
+#include "runtime/event.h"
+#include "runtime/queue.h"
+
+cl_int kiln_queue_enqueue_sync(cl_command_queue queue, cl_command_type type, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event, cl_bool blocking) {
+  cl_int err;
+  struct kiln_command *command = kiln_command_create(queue, type, NULL, &err);
+  if (!command) return err;
+  return kiln_command_submit(command, num_events, wait_list, event, blocking);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue command_queue,
+                                                            cl_uint num_events_in_wait_list,
+                                                            const cl_event *event_wait_list, cl_event *event) {
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  cl_int err = kiln_command_check_wait_list(command_queue, num_events_in_wait_list, event_wait_list);
+  if (err != CL_SUCCESS) return err;
+  return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_MARKER, num_events_in_wait_list, event_wait_list, event,
+                                 CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue command_queue,
+                                                             cl_uint num_events_in_wait_list,
+                                                             const cl_event *event_wait_list, cl_event *event) {
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  cl_int err = kiln_command_check_wait_list(command_queue, num_events_in_wait_list, event_wait_list);
+  if (err != CL_SUCCESS) return err;
+  return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_BARRIER, num_events_in_wait_list, event_wait_list, event,
+                                 CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event) {
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!event) return CL_INVALID_VALUE;
+  return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_MARKER, 0, NULL, event, CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue) {
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_BARRIER, 0, NULL, NULL, CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events,
+                                                       const cl_event *event_list) {
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (num_events == 0 || !event_list) return CL_INVALID_VALUE;
+  cl_int err = kiln_command_check_wait_list(command_queue, num_events, event_list);
+  if (err == CL_INVALID_EVENT_WAIT_LIST) return CL_INVALID_EVENT; /* the 1.0 name for a bad event */
+  if (err != CL_SUCCESS) return err;
+  /* Later commands must wait for these events: a barrier on the list does exactly that. */
+  return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_BARRIER, num_events, event_list, NULL, CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  return CL_SUCCESS; /* commands are handed to the device when enqueued */
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue command_queue) {
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  pthread_mutex_lock(&command_queue->lock);
+  cl_event last = command_queue->tail;
+  bool empty = last == NULL;
+  bool in_order = !kiln_queue_is_out_of_order(command_queue);
+  if (last && in_order) kiln_object_retain(&last->obj);
+  pthread_mutex_unlock(&command_queue->lock);
+  if (empty) return CL_SUCCESS;
+  if (in_order) {
+    /* In order, the last command completes after all others. */
+    kiln_event_wait(last);
+    kiln_object_release(&last->obj);
+    return CL_SUCCESS;
+  }
+  /* A blocking marker waits for every incomplete command; its own status is irrelevant. */
+  cl_int err = kiln_queue_enqueue_sync(command_queue, CL_COMMAND_MARKER, 0, NULL, NULL, CL_TRUE);
+  return err == CL_OUT_OF_HOST_MEMORY ? err : CL_SUCCESS;
+}

@@ -1,0 +1,62 @@
+/* The scheduler: a command whose dependencies resolved either completes at once (failed
+ * wait list, nothing to run), runs in a blocking caller, or becomes a one-batch job of
+ * the worker pool. Commands made ready while another is being processed on the same
+ * thread go on a per-thread list, so long chains of markers do not recurse. */
+#include "runtime/scheduler.h"
+
+#include "runtime/platform.h"
+
+static _Thread_local cl_event ready_head, ready_tail;
+static _Thread_local bool draining;
+
+/* Runs the command and completes it, dropping the execution reference it was created with. */
+static void command_execute(cl_event event) {
+  if (event->profiling) event->time_start = kiln_time_now_ns();
+  kiln_event_set_status(event, CL_RUNNING);
+  cl_int status = event->run ? event->run(KILN_EVENT_COMMAND(event)) : CL_SUCCESS;
+  if (event->profiling) event->time_end = kiln_time_now_ns();
+  kiln_event_complete(event, status < 0 ? status : CL_COMPLETE, true);
+}
+
+static void job_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
+  (void)batch;
+  (void)worker_id;
+  command_execute((cl_event)((char *)job - offsetof(struct _cl_event, job)));
+}
+
+static void job_done(struct kiln_job *job) { (void)job; /* command_execute dropped the reference */ }
+
+static void process(cl_event event, bool inline_run) {
+  if (atomic_load(&event->dependency_failed)) {
+    kiln_event_complete(event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, true);
+  } else if (!event->run || inline_run) {
+    command_execute(event);
+  } else {
+    kiln_job_init(&event->job, job_run, job_done, 1);
+    kiln_worker_pool_submit(&event->job);
+  }
+}
+
+void kiln_scheduler_ready(cl_event event, bool inline_run) {
+  if (draining) {
+    event->ready_next = NULL;
+    if (ready_tail) ready_tail->ready_next = event;
+    else ready_head = event;
+    ready_tail = event;
+    return;
+  }
+  draining = true;
+  process(event, inline_run);
+  while (ready_head) {
+    cl_event next = ready_head;
+    ready_head = next->ready_next;
+    if (!ready_head) ready_tail = NULL;
+    process(next, false);
+  }
+  draining = false;
+}
+
+void kiln_scheduler_resolve(cl_event event, bool inline_run) {
+  if (atomic_fetch_sub_explicit(&event->pending, 1, memory_order_acq_rel) == 1)
+    kiln_scheduler_ready(event, inline_run);
+}

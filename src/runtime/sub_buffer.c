@@ -1,0 +1,69 @@
+/* sub_buffer.c: clCreateSubBuffer. A sub-buffer is a window on its parent's storage
+ * (no copy) and holds an internal reference on the parent. */
+#include "runtime/memory.h"
+
+#include "runtime/device.h"
+
+/* The sub-buffer's flags: what was asked for, with unspecified access and host-access
+ * qualifiers and the host-pointer flags inherited; CL_INVALID_VALUE on a conflict. */
+static cl_int sub_buffer_flags(cl_mem_flags parent, cl_mem_flags flags, cl_mem_flags *result) {
+  cl_int err = kiln_mem_check_flags(flags, 0);
+  if (err != CL_SUCCESS) return err;
+  if (flags & KILN_MEM_HOST_PTR_FLAGS) return CL_INVALID_VALUE;
+  if ((parent & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) return CL_INVALID_VALUE;
+  if ((parent & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))) return CL_INVALID_VALUE;
+  if ((parent & CL_MEM_HOST_WRITE_ONLY) && (flags & CL_MEM_HOST_READ_ONLY)) return CL_INVALID_VALUE;
+  if ((parent & CL_MEM_HOST_READ_ONLY) && (flags & CL_MEM_HOST_WRITE_ONLY)) return CL_INVALID_VALUE;
+  if ((parent & CL_MEM_HOST_NO_ACCESS) && (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY)))
+    return CL_INVALID_VALUE;
+  cl_mem_flags out = flags | (parent & KILN_MEM_HOST_PTR_FLAGS);
+  if (!(flags & KILN_MEM_ACCESS_FLAGS)) out |= parent & KILN_MEM_ACCESS_FLAGS;
+  if (!(flags & KILN_MEM_HOST_ACCESS_FLAGS)) out |= parent & KILN_MEM_HOST_ACCESS_FLAGS;
+  *result = out;
+  return CL_SUCCESS;
+}
+
+static cl_mem create_sub_buffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type, const void *info,
+                                cl_int *err) {
+  if (!kiln_mem_is_buffer(buffer) || buffer->parent) {
+    *err = CL_INVALID_MEM_OBJECT;
+    return NULL;
+  }
+  cl_mem_flags sub_flags;
+  if ((*err = sub_buffer_flags(buffer->flags, flags, &sub_flags)) != CL_SUCCESS) return NULL;
+  if (type != CL_BUFFER_CREATE_TYPE_REGION || !info) {
+    *err = CL_INVALID_VALUE;
+    return NULL;
+  }
+  const cl_buffer_region *region = info;
+  if (region->size == 0) {
+    *err = CL_INVALID_BUFFER_SIZE;
+    return NULL;
+  }
+  if (!kiln_mem_range_ok(buffer, region->origin, region->size)) {
+    *err = CL_INVALID_VALUE;
+    return NULL;
+  }
+  if (region->origin % KILN_MEM_BASE_ADDR_ALIGN_BYTES) {
+    *err = CL_MISALIGNED_SUB_BUFFER_OFFSET;
+    return NULL;
+  }
+  struct kiln_mem_desc desc = {
+      .flags = sub_flags,
+      .size = region->size,
+      .storage = buffer->storage + region->origin,
+      .host_ptr = buffer->host_ptr ? (char *)buffer->host_ptr + region->origin : NULL,
+      .parent = buffer,
+      .offset = region->origin,
+  };
+  return kiln_mem_create(buffer->context, &desc, err);
+}
+
+CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
+                                                  cl_buffer_create_type buffer_create_type,
+                                                  const void *buffer_create_info, cl_int *errcode_ret) {
+  cl_int err;
+  cl_mem mem = create_sub_buffer(buffer, flags, buffer_create_type, buffer_create_info, &err);
+  if (errcode_ret) *errcode_ret = err;
+  return mem;
+}
