@@ -79,7 +79,7 @@ static void *map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
     return NULL;
   }
   if ((*err = kiln_mem_check_queue_buffer(queue, buffer)) != CL_SUCCESS) return NULL;
-  if (!kiln_mem_range_ok(buffer, offset, size) || !map_flags_ok(map_flags)) {
+  if (size == 0 || !kiln_mem_range_ok(buffer, offset, size) || !map_flags_ok(map_flags)) {
     *err = CL_INVALID_VALUE;
     return NULL;
   }

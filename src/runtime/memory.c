@@ -33,13 +33,13 @@ static void mem_destroy(struct kiln_object *object) {
   kiln_object_release(&mem->context->obj);
   pthread_mutex_destroy(&mem->lock);
   free(mem->properties);
-  free(mem);
+  kiln_object_free(&mem->obj);
 }
 
 static size_t round_up(size_t value, size_t to) { return (value + to - 1) / to * to; }
 
 cl_mem kiln_mem_create(cl_context context, const struct kiln_mem_desc *desc, cl_int *errcode) {
-  cl_mem mem = calloc(1, sizeof *mem);
+  cl_mem mem = kiln_object_alloc(KILN_OBJECT_MEM, sizeof *mem);
   if (!mem) {
     *errcode = CL_OUT_OF_HOST_MEMORY;
     return NULL;
@@ -47,7 +47,7 @@ cl_mem kiln_mem_create(cl_context context, const struct kiln_mem_desc *desc, cl_
   if (desc->properties_count) {
     mem->properties = malloc(desc->properties_count * sizeof *mem->properties);
     if (!mem->properties) {
-      free(mem);
+      kiln_object_free(&mem->obj);
       *errcode = CL_OUT_OF_HOST_MEMORY;
       return NULL;
     }
@@ -64,7 +64,7 @@ cl_mem kiln_mem_create(cl_context context, const struct kiln_mem_desc *desc, cl_
     mem->storage = aligned_alloc(KILN_MEM_BASE_ADDR_ALIGN_BYTES, round_up(desc->size, KILN_MEM_BASE_ADDR_ALIGN_BYTES));
     if (!mem->storage) {
       free(mem->properties);
-      free(mem);
+      kiln_object_free(&mem->obj);
       *errcode = CL_MEM_OBJECT_ALLOCATION_FAILURE;
       return NULL;
     }

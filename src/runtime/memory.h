@@ -108,9 +108,11 @@ static inline bool kiln_mem_host_can_write(cl_mem mem) {
  * device (clCreateSubBuffer already refuses such origins; enqueues check again). */
 cl_int kiln_mem_check_alignment(cl_mem mem);
 
-/* True when [offset, offset + size) lies inside the object; size 0 is out of range. */
+/* True when [offset, offset + size) lies inside the object. OpenCL 3.0 makes zero-sized
+ * reads, writes, copies and fills valid no-ops; callers for which size 0 is an error
+ * (map, sub-buffer) check it themselves. */
 static inline bool kiln_mem_range_ok(cl_mem mem, size_t offset, size_t size) {
-  return size != 0 && offset <= mem->size && size <= mem->size - offset;
+  return offset <= mem->size && size <= mem->size - offset;
 }
 
 /* For an enqueue on a valid queue: CL_INVALID_MEM_OBJECT unless `mem` is a live buffer,
