@@ -74,5 +74,7 @@ size_t kiln_object_registry_count(void);
  * grows to the peak number of live objects of each type. */
 void *kiln_object_alloc(kiln_object_type type, size_t size);
 void kiln_object_free(struct kiln_object *object);
+/* Handle structs currently allocated (all types, internal ones included). */
+size_t kiln_object_count_in_use(void);
 
 #endif

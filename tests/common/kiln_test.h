@@ -6,6 +6,7 @@
 #define KILN_TEST_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
