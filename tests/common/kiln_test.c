@@ -46,3 +46,10 @@ int kiln_test_env_teardown(void **state) {
   free(env);
   return 0;
 }
+
+struct kiln_test_fake_handle kiln_test_fake_handle_like(const void *real) {
+  struct kiln_test_fake_handle fake;
+  fake.dispatch = *(const void *const *)real;
+  memset(fake.garbage, 0xA5, sizeof fake.garbage);
+  return fake;
+}

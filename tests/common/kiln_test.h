@@ -29,6 +29,15 @@ struct kiln_test_env {
 int kiln_test_env_setup(void **state);
 int kiln_test_env_teardown(void **state);
 
+/* A handle-shaped object: Kiln's dispatch pointer (taken from `real`, any live Kiln
+ * handle) followed by garbage, so the loader forwards calls on it to Kiln, which must
+ * reject it. */
+struct kiln_test_fake_handle {
+  const void *dispatch;
+  unsigned char garbage[64];
+};
+struct kiln_test_fake_handle kiln_test_fake_handle_like(const void *real);
+
 #define assert_cl_success(expr) assert_int_equal(CL_SUCCESS, (expr))
 
 #endif
