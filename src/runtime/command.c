@@ -46,7 +46,9 @@ cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, con
   for (cl_uint i = 0; i < num_events; i++)
     if (wait_list[i] != event) kiln_event_add_dependent(wait_list[i], event, true);
   bool is_barrier = event->type == CL_COMMAND_BARRIER;
-  bool wait_for_all = is_barrier || (event->type == CL_COMMAND_MARKER && num_events == 0);
+  /* A marker or barrier waits for its wait list, or for every earlier command only when the
+   * list is empty; a barrier with a list still holds back every later command. */
+  bool wait_for_all = (is_barrier || event->type == CL_COMMAND_MARKER) && num_events == 0;
   kiln_queue_link_command(queue, event, wait_for_all, is_barrier);
   if (event_ret) {
     kiln_object_publish(&event->obj);

@@ -56,7 +56,10 @@ static const cl_name_version opencl_c_all_versions[] = {
 };
 
 /* The platform's extensions apply to every device; of those, cl_khr_extended_versioning has
- * device queries and is listed here. Keep the string and the versioned array in step. */
+ * device queries and is listed here. The five OpenCL C 1.1 extensions every 1.1+ device must
+ * return (cl_khr_byte_addressable_store and the int32 atomics) are kernel-language features:
+ * they are listed only once the compiler exists and implements them (the kernels issue), so
+ * the device never advertises what it cannot do. Keep the string and the array in step. */
 static const cl_name_version device_extensions[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_extended_versioning"},
 };

@@ -7,6 +7,7 @@
 #include <CL/cl_icd.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +307,44 @@ static void test_extensions_consistent(void **state) {
   get_string(device, CL_DEVICE_EXTENSIONS, again, sizeof again);
   assert_int_equal(strstr(again, "cl_khr_fp64") != NULL, fp64 != 0);
   assert_null(strstr(again, "cl_khr_fp16"));
+}
+
+/* True when `name` is one whole space-separated word of `list`. */
+static bool has_word(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+  return false;
+}
+
+/* CL_DEVICE_EXTENSIONS: "The following Khronos extension names must be returned by all
+ * devices that support OpenCL 1.1" - with and without version. */
+/* Every OpenCL 1.1+ device must list these kernel-language extensions, but they are only
+ * real once kernels can be compiled: listed exactly when the compiler is available. */
+static void test_opencl_1_1_kernel_extensions_follow_compiler(void **state) {
+  (void)state;
+  cl_device_id device = kiln_test_device();
+  static const char *const required[] = {
+      "cl_khr_byte_addressable_store",        "cl_khr_global_int32_base_atomics",
+      "cl_khr_global_int32_extended_atomics", "cl_khr_local_int32_base_atomics",
+      "cl_khr_local_int32_extended_atomics",
+  };
+  cl_version version;
+  GET(CL_DEVICE_NUMERIC_VERSION, version);
+  assert_true(version >= CL_MAKE_VERSION(1, 1, 0));
+  cl_bool compiler;
+  GET(CL_DEVICE_COMPILER_AVAILABLE, compiler);
+  char extensions[8192];
+  get_string(device, CL_DEVICE_EXTENSIONS, extensions, sizeof extensions);
+  cl_name_version list[128];
+  size_t count = get_versions(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, list, 128);
+  for (size_t r = 0; r < sizeof required / sizeof required[0]; r++) {
+    bool versioned = false;
+    for (size_t i = 0; i < count; i++) versioned |= strcmp(list[i].name, required[r]) == 0;
+    if (has_word(extensions, required[r]) != (compiler == CL_TRUE) || versioned != (compiler == CL_TRUE))
+      fail_msg("%s listed = %d, versioned = %d, compiler available = %d", required[r],
+               has_word(extensions, required[r]), versioned, compiler);
+  }
 }
 
 static void test_compute_and_work_groups(void **state) {
@@ -767,6 +806,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_every_query_answered),
       cmocka_unit_test(test_identity),
       cmocka_unit_test(test_extensions_consistent),
+      cmocka_unit_test(test_opencl_1_1_kernel_extensions_follow_compiler),
       cmocka_unit_test(test_compute_and_work_groups),
       cmocka_unit_test(test_vector_widths_and_fp),
       cmocka_unit_test(test_memory),

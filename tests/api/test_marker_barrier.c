@@ -3,11 +3,18 @@
 #include "kiln_test.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 static cl_int status_of(cl_event e) {
   cl_int status = 99;
   assert_cl_success(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
   return status;
+}
+
+/* Waits for `e` by polling, failing instead of hanging when it does not complete in time. */
+static void assert_completes(cl_event e) {
+  for (int i = 0; i < 5000 && status_of(e) > CL_COMPLETE; i++) usleep(1000);
+  if (status_of(e) != CL_COMPLETE) fail_msg("event did not complete within 5 s (status %d)", status_of(e));
 }
 
 static cl_event user_event(struct kiln_test_env *env) {
@@ -116,6 +123,59 @@ static void test_out_of_order_with_barrier(void **state) {
   assert_int_equal(CL_COMPLETE, status_of(barrier));
   cl_event evs[6] = {gate, gated, free_marker, barrier, after_barrier, done_gate};
   for (int i = 0; i < 6; i++) assert_cl_success(clReleaseEvent(evs[i]));
+  assert_cl_success(clReleaseCommandQueue(q));
+}
+
+/* clEnqueueBarrierWithWaitList: "The barrier command either waits for a list of events to
+ * complete, or if the list is empty it waits for all commands previously enqueued". With a
+ * list, an unrelated earlier command that is still gated must not hold the barrier (or the
+ * commands after it) back; clEnqueueWaitForEvents behaves the same. */
+static void test_out_of_order_barrier_with_wait_list_waits_for_list_only(void **state) {
+  struct kiln_test_env *env = *state;
+  cl_command_queue q = out_of_order_queue(env);
+  cl_event g1 = user_event(env), g2 = user_event(env), g3 = user_event(env);
+  cl_event a, unrelated, barrier, after_barrier, after_wait;
+  assert_cl_success(clEnqueueMarkerWithWaitList(q, 1, &g1, &a));
+  assert_cl_success(clEnqueueMarkerWithWaitList(q, 1, &g2, &unrelated));
+  assert_cl_success(clEnqueueBarrierWithWaitList(q, 1, &a, &barrier));
+  assert_cl_success(clEnqueueMarkerWithWaitList(q, 1, &g3, &after_barrier));
+  assert_cl_success(clSetUserEventStatus(g3, CL_COMPLETE));
+  /* Later commands still wait for the barrier, which waits for `a`. */
+  assert_true(status_of(barrier) > CL_COMPLETE);
+  assert_true(status_of(after_barrier) > CL_COMPLETE);
+  assert_cl_success(clSetUserEventStatus(g1, CL_COMPLETE));
+  assert_completes(after_barrier);
+  assert_int_equal(CL_COMPLETE, status_of(barrier));
+  assert_true(status_of(unrelated) > CL_COMPLETE);
+  /* clEnqueueWaitForEvents on a list: later commands wait for the list only. */
+  assert_cl_success(clEnqueueWaitForEvents(q, 1, &a));
+  assert_cl_success(clEnqueueMarkerWithWaitList(q, 1, &g3, &after_wait));
+  assert_completes(after_wait);
+  assert_true(status_of(unrelated) > CL_COMPLETE);
+  assert_cl_success(clSetUserEventStatus(g2, CL_COMPLETE));
+  assert_cl_success(clFinish(q));
+  assert_int_equal(CL_COMPLETE, status_of(unrelated));
+  cl_event evs[8] = {g1, g2, g3, a, unrelated, barrier, after_barrier, after_wait};
+  for (int i = 0; i < 8; i++) assert_cl_success(clReleaseEvent(evs[i]));
+  assert_cl_success(clReleaseCommandQueue(q));
+}
+
+/* A barrier with a list still follows an earlier barrier without one. */
+static void test_out_of_order_barrier_with_wait_list_after_barrier(void **state) {
+  struct kiln_test_env *env = *state;
+  cl_command_queue q = out_of_order_queue(env);
+  cl_event gate = user_event(env), done = user_event(env);
+  assert_cl_success(clSetUserEventStatus(done, CL_COMPLETE));
+  cl_event gated, first, second;
+  assert_cl_success(clEnqueueMarkerWithWaitList(q, 1, &gate, &gated));
+  assert_cl_success(clEnqueueBarrierWithWaitList(q, 0, NULL, &first));
+  assert_cl_success(clEnqueueBarrierWithWaitList(q, 1, &done, &second));
+  assert_true(status_of(second) > CL_COMPLETE);
+  assert_cl_success(clSetUserEventStatus(gate, CL_COMPLETE));
+  assert_cl_success(clWaitForEvents(1, &second));
+  assert_int_equal(CL_COMPLETE, status_of(first));
+  cl_event evs[5] = {gate, done, gated, first, second};
+  for (int i = 0; i < 5; i++) assert_cl_success(clReleaseEvent(evs[i]));
   assert_cl_success(clReleaseCommandQueue(q));
 }
 
@@ -229,6 +289,8 @@ int main(void) {
       cmocka_unit_test(test_in_order_chain),
       cmocka_unit_test(test_out_of_order_with_barrier),
       cmocka_unit_test(test_out_of_order_marker_without_wait_list_waits_for_all),
+      cmocka_unit_test(test_out_of_order_barrier_with_wait_list_waits_for_list_only),
+      cmocka_unit_test(test_out_of_order_barrier_with_wait_list_after_barrier),
       cmocka_unit_test(test_cross_queue_and_wait_for_events),
       cmocka_unit_test(test_legacy_barrier_orders_out_of_order_queue),
       cmocka_unit_test(test_concurrent_enqueue),
