@@ -215,10 +215,15 @@ __attribute__((destructor)) static void object_leak_check(void) {
       [KILN_OBJECT_QUEUE] = "command queue", [KILN_OBJECT_MEM] = "memory", [KILN_OBJECT_SAMPLER] = "sampler",
       [KILN_OBJECT_PROGRAM] = "program", [KILN_OBJECT_KERNEL] = "kernel", [KILN_OBJECT_EVENT] = "event",
       [KILN_OBJECT_COMMAND_BUFFER] = "command buffer", [KILN_OBJECT_RECORDING] = "recording"};
+  /* A worker may still be dropping the last reference of a command that has completed
+   * (the pool releases it after its final batch): what is still there after a second is
+   * a leak. */
+  for (int waited_ms = 0; kiln_object_count_in_use() != 0 && waited_ms < 1000; waited_ms++) usleep(1000);
   if (kiln_object_count_in_use() == 0) return;
   for (int t = 1; t < KILN_OBJECT_TYPE_COUNT; t++) {
     size_t n = atomic_load(&objects_in_use[t]);
     if (n) fprintf(stderr, "kiln: leak check: %zu %s object(s) still allocated at exit\n", n, names[t]);
   }
+  fflush(NULL); /* keep what the program printed: _exit does not flush stdio */
   _exit(97);
 }

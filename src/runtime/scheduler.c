@@ -9,28 +9,35 @@
 static _Thread_local cl_event ready_head, ready_tail;
 static _Thread_local bool draining;
 
-/* Runs the command and completes it, dropping the execution reference it was created with. */
-static void command_execute(cl_event event) {
+/* Runs the command and completes it; `drop_reference` drops the execution reference it
+ * was created with. */
+static void command_execute(cl_event event, bool drop_reference) {
   if (event->profiling) event->time_start = kiln_time_now_ns();
   kiln_event_set_status(event, CL_RUNNING);
   cl_int status = event->run ? event->run(KILN_EVENT_COMMAND(event)) : CL_SUCCESS;
   if (event->profiling) event->time_end = kiln_time_now_ns();
-  kiln_event_complete(event, status < 0 ? status : CL_COMPLETE, true);
+  kiln_event_complete(event, status < 0 ? status : CL_COMPLETE, drop_reference);
 }
 
+static cl_event event_of_job(struct kiln_job *job) {
+  return (cl_event)((char *)job - offsetof(struct _cl_event, job));
+}
+
+/* The job lives inside the event, and the pool still touches it after the last batch:
+ * the execution reference is dropped in job_done, once the pool is finished with it. */
 static void job_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
   (void)batch;
   (void)worker_id;
-  command_execute((cl_event)((char *)job - offsetof(struct _cl_event, job)));
+  command_execute(event_of_job(job), false);
 }
 
-static void job_done(struct kiln_job *job) { (void)job; /* command_execute dropped the reference */ }
+static void job_done(struct kiln_job *job) { kiln_object_release(&event_of_job(job)->obj); }
 
 static void process(cl_event event, bool inline_run) {
   if (atomic_load(&event->dependency_failed)) {
     kiln_event_complete(event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, true);
   } else if (!event->run || inline_run) {
-    command_execute(event);
+    command_execute(event, true);
   } else {
     kiln_job_init(&event->job, job_run, job_done, 1);
     kiln_worker_pool_submit(&event->job);

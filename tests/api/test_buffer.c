@@ -11,10 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct _cl_icd_dispatch *dispatch_of(const void *handle) {
-  return *(const struct _cl_icd_dispatch *const *)handle;
-}
-
 static cl_int create_error(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr) {
   cl_int err = CL_SUCCESS;
   cl_mem mem = clCreateBuffer(context, flags, size, host_ptr, &err);
@@ -96,10 +92,10 @@ static void test_create_size_and_context_errors(void **state) {
   assert_cl_success(err);
   assert_cl_success(clReleaseContext(other));
   err = CL_SUCCESS;
-  assert_null(dispatch_of(env->context)->clCreateBuffer(other, 0, 64, NULL, &err));
+  assert_null(kiln_test_dispatch_of(env->context)->clCreateBuffer(other, 0, 64, NULL, &err));
   assert_int_equal(err, CL_INVALID_CONTEXT);
   err = CL_SUCCESS;
-  assert_null(dispatch_of(env->context)->clCreateBuffer((cl_context)env->queue, 0, 64, NULL, &err));
+  assert_null(kiln_test_dispatch_of(env->context)->clCreateBuffer((cl_context)env->queue, 0, 64, NULL, &err));
   assert_int_equal(err, CL_INVALID_CONTEXT);
 }
 
@@ -245,7 +241,7 @@ static void test_properties(void **state) {
 
 static void test_released_and_foreign_handles(void **state) {
   struct kiln_test_env *env = *state;
-  const struct _cl_icd_dispatch *d = dispatch_of(env->queue);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(env->queue);
   cl_int err;
   cl_mem mem = clCreateBuffer(env->context, 0, 64, NULL, &err);
   assert_cl_success(err);
@@ -284,7 +280,7 @@ static void test_buffer_keeps_context_alive(void **state) {
 
 static void test_images_unsupported(void **state) {
   struct kiln_test_env *env = *state;
-  const struct _cl_icd_dispatch *d = dispatch_of(env->queue);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(env->queue);
   cl_bool image_support = CL_TRUE;
   assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_IMAGE_SUPPORT, sizeof image_support, &image_support, NULL));
   assert_int_equal(image_support, CL_FALSE);
@@ -355,7 +351,7 @@ static void test_images_unsupported(void **state) {
 
 static void test_samplers_and_pipes_unsupported(void **state) {
   struct kiln_test_env *env = *state;
-  const struct _cl_icd_dispatch *d = dispatch_of(env->queue);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(env->queue);
   cl_int err = CL_SUCCESS;
   assert_null(clCreateSampler(env->context, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err));
   assert_int_equal(err, CL_INVALID_OPERATION);
@@ -386,7 +382,7 @@ static void test_samplers_and_pipes_unsupported(void **state) {
 
 static void test_svm_unsupported(void **state) {
   struct kiln_test_env *env = *state;
-  const struct _cl_icd_dispatch *d = dispatch_of(env->queue);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(env->queue);
   cl_device_svm_capabilities caps = 1;
   assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL));
   assert_int_equal(caps, 0);

@@ -7,10 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct _cl_icd_dispatch *dispatch_of(const void *handle) {
-  return *(const struct _cl_icd_dispatch *const *)handle;
-}
-
 static cl_mem make_buffer(struct kiln_test_env *env, cl_mem_flags flags, size_t size, void *host) {
   cl_int err;
   cl_mem mem = clCreateBuffer(env->context, flags, size, host, &err);
@@ -232,7 +228,7 @@ static void test_map_errors(void **state) {
   assert_cl_success(clReleaseCommandQueue(q2));
   /* queue (through Kiln's table: the loader would dereference it) */
   err = CL_SUCCESS;
-  assert_null(dispatch_of(q)->clEnqueueMapBuffer(NULL, mem, CL_TRUE, CL_MAP_READ, 0, 16, 0, NULL, NULL, &err));
+  assert_null(kiln_test_dispatch_of(q)->clEnqueueMapBuffer(NULL, mem, CL_TRUE, CL_MAP_READ, 0, 16, 0, NULL, NULL, &err));
   assert_int_equal(err, CL_INVALID_COMMAND_QUEUE);
   /* errcode_ret may be NULL */
   assert_null(clEnqueueMapBuffer(q, mem, CL_TRUE, CL_MAP_READ, 0, 0, 0, NULL, NULL, NULL));
@@ -249,7 +245,7 @@ static void test_map_errors(void **state) {
   assert_int_equal(clEnqueueUnmapMemObject(q, foreign, p, 0, NULL, NULL), CL_INVALID_CONTEXT);
   assert_int_equal(clEnqueueUnmapMemObject(q, mem, p, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
   assert_int_equal(clEnqueueUnmapMemObject(q, mem, p, 1, &foreign_event, NULL), CL_INVALID_CONTEXT);
-  assert_int_equal(dispatch_of(q)->clEnqueueUnmapMemObject(NULL, mem, p, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+  assert_int_equal(kiln_test_dispatch_of(q)->clEnqueueUnmapMemObject(NULL, mem, p, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
   assert_int_equal(map_count(mem), 1); /* failed unmaps leave the mapping */
   assert_cl_success(clEnqueueUnmapMemObject(q, mem, p, 0, NULL, NULL));
   assert_int_equal(map_count(mem), 0);

@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct _cl_icd_dispatch *dispatch_of(const void *handle) {
-  return *(const struct _cl_icd_dispatch *const *)handle;
-}
-
 static cl_mem make_buffer(struct kiln_test_env *env, cl_mem_flags flags, size_t size, void *host) {
   cl_int err;
   cl_mem mem = clCreateBuffer(env->context, flags, size, host, &err);
@@ -136,7 +132,7 @@ static void test_blocking_after_failed_dependency(void **state) {
 
 static void test_read_write_errors(void **state) {
   struct kiln_test_env *env = *state;
-  const struct _cl_icd_dispatch *d = dispatch_of(env->queue);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(env->queue);
   cl_int err;
   char buf[128];
   cl_mem mem = make_buffer(env, 0, 64, NULL);
@@ -224,7 +220,7 @@ static void test_copy(void **state) {
   assert_cl_success(clEnqueueCopyBuffer(q, a, b, 0, 0, 0, 0, NULL, NULL));
   assert_int_equal(clEnqueueCopyBuffer(q, a, NULL, 0, 0, 8, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
   assert_int_equal(clEnqueueCopyBuffer(q, NULL, b, 0, 0, 8, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
-  assert_int_equal(dispatch_of(q)->clEnqueueCopyBuffer(NULL, a, b, 0, 0, 8, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+  assert_int_equal(kiln_test_dispatch_of(q)->clEnqueueCopyBuffer(NULL, a, b, 0, 0, 8, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
   assert_int_equal(clEnqueueCopyBuffer(q, a, b, 0, 0, 8, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
   cl_int err;
   cl_context other = clCreateContext(NULL, 1, &env->device, NULL, NULL, &err);
@@ -458,7 +454,7 @@ static void test_rect_errors(void **state) {
   /* handles, contexts, wait list, host access */
   assert_int_equal(clEnqueueReadBufferRect(q, NULL, CL_TRUE, o, o, r, 0, 0, 0, 0, host, 0, NULL, NULL),
                    CL_INVALID_MEM_OBJECT);
-  assert_int_equal(dispatch_of(q)->clEnqueueReadBufferRect(NULL, mem, CL_TRUE, o, o, r, 0, 0, 0, 0, host, 0, NULL,
+  assert_int_equal(kiln_test_dispatch_of(q)->clEnqueueReadBufferRect(NULL, mem, CL_TRUE, o, o, r, 0, 0, 0, 0, host, 0, NULL,
                                                            NULL),
                    CL_INVALID_COMMAND_QUEUE);
   assert_int_equal(clEnqueueReadBufferRect(q, mem, CL_TRUE, o, o, r, 0, 0, 0, 0, host, 1, NULL, NULL),
@@ -553,7 +549,7 @@ static void test_fill_errors(void **state) {
   assert_int_equal(clEnqueueFillBuffer(q, mem, pattern, 4, 256, 4, 0, NULL, NULL), CL_INVALID_VALUE);
   assert_cl_success(clEnqueueFillBuffer(q, mem, pattern, 4, 0, 0, 0, NULL, NULL)); /* zero size: a no-op */
   assert_int_equal(clEnqueueFillBuffer(q, NULL, pattern, 4, 0, 4, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
-  assert_int_equal(dispatch_of(q)->clEnqueueFillBuffer(NULL, mem, pattern, 4, 0, 4, 0, NULL, NULL),
+  assert_int_equal(kiln_test_dispatch_of(q)->clEnqueueFillBuffer(NULL, mem, pattern, 4, 0, 4, 0, NULL, NULL),
                    CL_INVALID_COMMAND_QUEUE);
   assert_int_equal(clEnqueueFillBuffer(q, mem, pattern, 4, 0, 4, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
   cl_int err;
@@ -605,7 +601,7 @@ static void test_migrate(void **state) {
   assert_int_equal(clEnqueueMigrateMemObjects(q, 1, &a, 4, 0, NULL, NULL), CL_INVALID_VALUE);
   cl_mem with_null[2] = {a, NULL};
   assert_int_equal(clEnqueueMigrateMemObjects(q, 2, with_null, 0, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
-  assert_int_equal(dispatch_of(q)->clEnqueueMigrateMemObjects(NULL, 1, &a, 0, 0, NULL, NULL),
+  assert_int_equal(kiln_test_dispatch_of(q)->clEnqueueMigrateMemObjects(NULL, 1, &a, 0, 0, NULL, NULL),
                    CL_INVALID_COMMAND_QUEUE);
   assert_int_equal(clEnqueueMigrateMemObjects(q, 1, &a, 0, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
   cl_context octx = clCreateContext(NULL, 1, &env->device, NULL, NULL, &err);

@@ -7,23 +7,6 @@
 #include <CL/cl_icd.h>
 #include <string.h>
 
-static const struct _cl_icd_dispatch *dispatch_of(const void *handle) {
-  return *(const struct _cl_icd_dispatch *const *)handle;
-}
-
-/* A handle-shaped stack object: Kiln's dispatch pointer followed by garbage. */
-struct fake_handle {
-  const struct _cl_icd_dispatch *dispatch;
-  unsigned char garbage[64];
-};
-
-static struct fake_handle fake_like(const void *real) {
-  struct fake_handle fake;
-  fake.dispatch = dispatch_of(real);
-  memset(fake.garbage, 0x3C, sizeof fake.garbage);
-  return fake;
-}
-
 static void CL_CALLBACK notify(const char *errinfo, const void *private_info, size_t cb, void *user_data) {
   (void)errinfo, (void)private_info, (void)cb, (void)user_data;
 }
@@ -121,7 +104,7 @@ static void test_create_errors(void **state) {
   (void)state;
   cl_platform_id platform = kiln_test_platform();
   cl_device_id device = kiln_test_device();
-  const struct _cl_icd_dispatch *d = dispatch_of(device);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(device);
   int user = 0;
   cl_int err;
   /* Kiln's own entry point. */
@@ -138,7 +121,7 @@ static void test_create_errors(void **state) {
   err = 0;
   assert_null(d->clCreateContext(NULL, 1, &null_device, NULL, NULL, &err));
   assert_int_equal(err, CL_INVALID_DEVICE);
-  struct fake_handle fake_device = fake_like(device);
+  struct kiln_test_fake_handle fake_device = kiln_test_fake_handle_like(device);
   cl_device_id mixed[2] = {device, (cl_device_id)&fake_device};
   err = 0;
   assert_null(d->clCreateContext(NULL, 2, mixed, NULL, NULL, &err));
@@ -171,7 +154,7 @@ static void test_create_errors(void **state) {
   err = 0;
   assert_null(clCreateContext(duplicated_sync, 1, &device, NULL, NULL, &err));
   assert_int_equal(err, CL_INVALID_PROPERTY);
-  struct fake_handle fake_platform = fake_like(platform);
+  struct kiln_test_fake_handle fake_platform = kiln_test_fake_handle_like(platform);
   const cl_context_properties wrong_platform[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)&fake_platform, 0};
   err = 0;
   assert_null(clCreateContext(wrong_platform, 1, &device, NULL, NULL, &err));
@@ -193,7 +176,7 @@ static void test_create_from_type(void **state) {
   (void)state;
   cl_platform_id platform = kiln_test_platform();
   cl_device_id device = kiln_test_device();
-  const struct _cl_icd_dispatch *d = dispatch_of(platform);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(platform);
   const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
   static const cl_device_type found[] = {CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_DEFAULT, CL_DEVICE_TYPE_ALL};
   for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
@@ -233,7 +216,7 @@ static void test_create_from_type(void **state) {
   err = 0;
   assert_null(d->clCreateContextFromType(bad_name, CL_DEVICE_TYPE_CPU, NULL, NULL, &err));
   assert_int_equal(err, CL_INVALID_PROPERTY);
-  struct fake_handle fake_platform = fake_like(platform);
+  struct kiln_test_fake_handle fake_platform = kiln_test_fake_handle_like(platform);
   const cl_context_properties wrong_platform[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)&fake_platform, 0};
   err = 0;
   assert_null(d->clCreateContextFromType(wrong_platform, CL_DEVICE_TYPE_CPU, NULL, NULL, &err));
@@ -243,7 +226,7 @@ static void test_create_from_type(void **state) {
 static void test_retain_release(void **state) {
   (void)state;
   cl_device_id device = kiln_test_device();
-  const struct _cl_icd_dispatch *d = dispatch_of(device);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(device);
   cl_int err;
   cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
   assert_cl_success(err);
@@ -268,7 +251,7 @@ static void test_retain_release(void **state) {
   assert_int_equal(d->clReleaseContext(NULL), CL_INVALID_CONTEXT);
   assert_int_equal(d->clGetContextInfo(NULL, CL_CONTEXT_REFERENCE_COUNT, sizeof count, &count, NULL),
                    CL_INVALID_CONTEXT);
-  struct fake_handle fake = fake_like(device);
+  struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(device);
   assert_int_equal(clRetainContext((cl_context)&fake), CL_INVALID_CONTEXT);
   assert_int_equal(clReleaseContext((cl_context)&fake), CL_INVALID_CONTEXT);
   assert_int_equal(clGetContextInfo((cl_context)&fake, CL_CONTEXT_REFERENCE_COUNT, sizeof count, &count, NULL),

@@ -14,23 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const struct _cl_icd_dispatch *dispatch_of(const void *handle) {
-  return *(const struct _cl_icd_dispatch *const *)handle;
-}
-
-/* A handle-shaped stack object: Kiln's dispatch pointer followed by garbage. */
-struct fake_handle {
-  const struct _cl_icd_dispatch *dispatch;
-  unsigned char garbage[64];
-};
-
-static struct fake_handle fake_like(const void *real) {
-  struct fake_handle fake;
-  fake.dispatch = dispatch_of(real);
-  memset(fake.garbage, 0x5A, sizeof fake.garbage);
-  return fake;
-}
-
 /* How a query's value is shaped, from the return types of the spec's device-queries table. */
 enum shape { FIXED, STRING, ARRAY };
 struct query {
@@ -594,16 +577,16 @@ static void test_partitioning(void **state) {
   assert_int_equal(clCreateSubDevices(device, counts, 4, out, &n), CL_INVALID_VALUE);
   assert_int_equal(clCreateSubDevices(device, affinity, 4, out, &n), CL_INVALID_VALUE);
   assert_int_equal(clCreateSubDevices(device, bogus, 4, out, &n), CL_INVALID_VALUE);
-  assert_int_equal(dispatch_of(device)->clCreateSubDevices(device, NULL, 0, NULL, &n), CL_INVALID_VALUE);
-  struct fake_handle fake = fake_like(device);
+  assert_int_equal(kiln_test_dispatch_of(device)->clCreateSubDevices(device, NULL, 0, NULL, &n), CL_INVALID_VALUE);
+  struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(device);
   assert_int_equal(clCreateSubDevices((cl_device_id)&fake, equally, 4, out, &n), CL_INVALID_DEVICE);
-  assert_int_equal(dispatch_of(device)->clCreateSubDevices(NULL, equally, 4, out, &n), CL_INVALID_DEVICE);
+  assert_int_equal(kiln_test_dispatch_of(device)->clCreateSubDevices(NULL, equally, 4, out, &n), CL_INVALID_DEVICE);
 }
 
 static void test_retain_release(void **state) {
   (void)state;
   cl_device_id device = kiln_test_device();
-  const struct _cl_icd_dispatch *d = dispatch_of(device);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(device);
   for (int i = 0; i < 3; i++) assert_cl_success(clRetainDevice(device));
   for (int i = 0; i < 5; i++) assert_cl_success(clReleaseDevice(device)); /* root device: no-op */
   cl_uint count;
@@ -611,7 +594,7 @@ static void test_retain_release(void **state) {
   assert_int_equal(count, 1);
   char name[256];
   get_string(device, CL_DEVICE_NAME, name, sizeof name); /* still usable */
-  struct fake_handle fake = fake_like(device);
+  struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(device);
   assert_int_equal(clRetainDevice((cl_device_id)&fake), CL_INVALID_DEVICE);
   assert_int_equal(clReleaseDevice((cl_device_id)&fake), CL_INVALID_DEVICE);
   assert_int_equal(d->clRetainDevice(NULL), CL_INVALID_DEVICE);
@@ -624,7 +607,7 @@ static void test_get_device_ids(void **state) {
   (void)state;
   cl_platform_id platform = kiln_test_platform();
   cl_device_id device = kiln_test_device();
-  const struct _cl_icd_dispatch *d = dispatch_of(platform);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(platform);
   static const cl_device_type found[] = {CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_DEFAULT, CL_DEVICE_TYPE_ALL,
                                          CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU};
   for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
@@ -653,7 +636,7 @@ static void test_get_device_ids(void **state) {
   n = 0;
   assert_cl_success(d->clGetDeviceIDs(NULL, CL_DEVICE_TYPE_ALL, 0, NULL, &n));
   assert_int_equal(n, 1);
-  struct fake_handle fake = fake_like(platform);
+  struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(platform);
   assert_int_equal(d->clGetDeviceIDs((cl_platform_id)&fake, CL_DEVICE_TYPE_ALL, 1, &got, &n), CL_INVALID_PLATFORM);
   assert_int_equal(d->clGetDeviceIDs((cl_platform_id)device, CL_DEVICE_TYPE_ALL, 1, &got, &n), CL_INVALID_PLATFORM);
 }
@@ -661,7 +644,7 @@ static void test_get_device_ids(void **state) {
 static void test_device_info_errors(void **state) {
   (void)state;
   cl_device_id device = kiln_test_device();
-  const struct _cl_icd_dispatch *d = dispatch_of(device);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(device);
   cl_uint v;
   size_t size;
   assert_int_equal(clGetDeviceInfo(device, 0x7fff, sizeof v, &v, &size), CL_INVALID_VALUE);
@@ -676,7 +659,7 @@ static void test_device_info_errors(void **state) {
   if (!strstr(extensions, "cl_khr_command_buffer"))
     assert_int_equal(clGetDeviceInfo(device, CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR, 0, NULL, &size),
                      CL_INVALID_VALUE);
-  struct fake_handle fake = fake_like(device);
+  struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(device);
   assert_int_equal(clGetDeviceInfo((cl_device_id)&fake, CL_DEVICE_TYPE, sizeof v, &v, NULL), CL_INVALID_DEVICE);
   assert_int_equal(d->clGetDeviceInfo(NULL, CL_DEVICE_TYPE, sizeof v, &v, NULL), CL_INVALID_DEVICE);
   assert_int_equal(d->clGetDeviceInfo((cl_device_id)kiln_test_platform(), CL_DEVICE_TYPE, sizeof v, &v, NULL),

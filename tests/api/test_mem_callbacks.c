@@ -11,10 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-static const struct _cl_icd_dispatch *dispatch_of(const void *handle) {
-  return *(const struct _cl_icd_dispatch *const *)handle;
-}
-
 struct record {
   atomic_int count;
   int order[8];
@@ -171,7 +167,7 @@ static void test_errors(void **state) {
   assert_cl_success(clSetMemObjectDestructorCallback(mem, note, &tag));
   assert_cl_success(clReleaseMemObject(mem));
   assert_true(wait_for_count(&rec.count, 1));
-  const struct _cl_icd_dispatch *d = dispatch_of(env->queue);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(env->queue);
   assert_int_equal(d->clSetMemObjectDestructorCallback(mem, note, &tag), CL_INVALID_MEM_OBJECT);
   assert_int_equal(d->clSetMemObjectDestructorCallback(NULL, note, &tag), CL_INVALID_MEM_OBJECT);
   assert_int_equal(d->clSetMemObjectDestructorCallback((cl_mem)env->context, note, &tag), CL_INVALID_MEM_OBJECT);

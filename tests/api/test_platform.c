@@ -9,24 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-static const struct _cl_icd_dispatch *dispatch_of(const void *handle) {
-  return *(const struct _cl_icd_dispatch *const *)handle;
-}
-
-/* A handle-shaped stack object: Kiln's dispatch pointer followed by garbage, so the loader
- * forwards the call to Kiln, which must reject it. */
-struct fake_handle {
-  const struct _cl_icd_dispatch *dispatch;
-  unsigned char garbage[64];
-};
-
-static struct fake_handle fake_like(const void *real) {
-  struct fake_handle fake;
-  fake.dispatch = dispatch_of(real);
-  memset(fake.garbage, 0xA5, sizeof fake.garbage);
-  return fake;
-}
-
 static cl_ulong monotonic_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -36,7 +18,7 @@ static cl_ulong monotonic_ns(void) {
 static void test_platform_ids(void **state) {
   (void)state;
   cl_platform_id platform = kiln_test_platform();
-  const struct _cl_icd_dispatch *d = dispatch_of(platform);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(platform);
   cl_uint n = 0;
   cl_platform_id got = NULL;
   /* Kiln's own clGetPlatformIDs (what an application linking libkiln.so calls). */
@@ -58,7 +40,7 @@ static void test_icd_get_platform_ids(void **state) {
   (void)state;
   cl_platform_id platform = kiln_test_platform();
   clIcdGetPlatformIDsKHR_fn icd_get =
-      (clIcdGetPlatformIDsKHR_fn)dispatch_of(platform)->clGetExtensionFunctionAddressForPlatform(
+      (clIcdGetPlatformIDsKHR_fn)kiln_test_dispatch_of(platform)->clGetExtensionFunctionAddressForPlatform(
           platform, "clIcdGetPlatformIDsKHR");
   assert_non_null(icd_get);
   cl_uint n = 0;
@@ -156,7 +138,7 @@ static void test_platform_extensions_with_version(void **state) {
 static void test_platform_info_errors(void **state) {
   (void)state;
   cl_platform_id platform = kiln_test_platform();
-  const struct _cl_icd_dispatch *d = dispatch_of(platform);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(platform);
   char s[64];
   size_t size;
   /* Queries of extensions Kiln does not advertise, and nonsense. */
@@ -169,7 +151,7 @@ static void test_platform_info_errors(void **state) {
   assert_cl_success(d->clGetPlatformInfo(NULL, CL_PLATFORM_NAME, sizeof s, s, NULL));
   assert_string_equal(s, "Kiln");
   /* Handles that are not platforms. */
-  struct fake_handle fake = fake_like(platform);
+  struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(platform);
   assert_int_equal(d->clGetPlatformInfo((cl_platform_id)&fake, CL_PLATFORM_NAME, sizeof s, s, NULL),
                    CL_INVALID_PLATFORM);
   cl_device_id device = kiln_test_device();
@@ -180,7 +162,7 @@ static void test_platform_info_errors(void **state) {
 static void test_extension_function_address(void **state) {
   (void)state;
   cl_platform_id platform = kiln_test_platform();
-  const struct _cl_icd_dispatch *d = dispatch_of(platform);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(platform);
   /* Kiln's own table. */
   void *icd = d->clGetExtensionFunctionAddressForPlatform(platform, "clIcdGetPlatformIDsKHR");
   assert_non_null(icd);
@@ -193,7 +175,7 @@ static void test_extension_function_address(void **state) {
   /* Core functions are not extension functions. */
   assert_null(d->clGetExtensionFunctionAddressForPlatform(platform, "clGetPlatformIDs"));
   /* An invalid platform yields NULL. */
-  struct fake_handle fake = fake_like(platform);
+  struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(platform);
   assert_null(d->clGetExtensionFunctionAddressForPlatform((cl_platform_id)&fake, "clIcdGetPlatformIDsKHR"));
   assert_null(d->clGetExtensionFunctionAddressForPlatform(NULL, "clIcdGetPlatformIDsKHR"));
   /* Through the loader. */
@@ -215,9 +197,9 @@ static void test_host_timer(void **state) {
     assert_true(host >= previous);
   }
   assert_int_equal(clGetHostTimer(device, NULL), CL_INVALID_VALUE);
-  struct fake_handle fake = fake_like(device);
+  struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(device);
   assert_int_equal(clGetHostTimer((cl_device_id)&fake, &host), CL_INVALID_DEVICE);
-  assert_int_equal(dispatch_of(device)->clGetHostTimer(NULL, &host), CL_INVALID_DEVICE);
+  assert_int_equal(kiln_test_dispatch_of(device)->clGetHostTimer(NULL, &host), CL_INVALID_DEVICE);
 }
 
 static void test_device_and_host_timer(void **state) {
@@ -235,18 +217,18 @@ static void test_device_and_host_timer(void **state) {
   }
   assert_int_equal(clGetDeviceAndHostTimer(device, NULL, &host), CL_INVALID_VALUE);
   assert_int_equal(clGetDeviceAndHostTimer(device, &dev, NULL), CL_INVALID_VALUE);
-  struct fake_handle fake = fake_like(device);
+  struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(device);
   assert_int_equal(clGetDeviceAndHostTimer((cl_device_id)&fake, &dev, &host), CL_INVALID_DEVICE);
-  assert_int_equal(dispatch_of(device)->clGetDeviceAndHostTimer(NULL, &dev, &host), CL_INVALID_DEVICE);
+  assert_int_equal(kiln_test_dispatch_of(device)->clGetDeviceAndHostTimer(NULL, &dev, &host), CL_INVALID_DEVICE);
 }
 
 static void test_unload_compiler(void **state) {
   (void)state;
   cl_platform_id platform = kiln_test_platform();
-  const struct _cl_icd_dispatch *d = dispatch_of(platform);
+  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(platform);
   assert_cl_success(clUnloadPlatformCompiler(platform));
   assert_cl_success(d->clUnloadCompiler());
-  struct fake_handle fake = fake_like(platform);
+  struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(platform);
   assert_int_equal(d->clUnloadPlatformCompiler((cl_platform_id)&fake), CL_INVALID_PLATFORM);
   assert_int_equal(d->clUnloadPlatformCompiler(NULL), CL_INVALID_PLATFORM);
   /* The platform still works afterwards. */

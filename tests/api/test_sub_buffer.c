@@ -7,10 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct _cl_icd_dispatch *dispatch_of(const void *handle) {
-  return *(const struct _cl_icd_dispatch *const *)handle;
-}
-
 static cl_uint device_align_bytes(cl_device_id device) {
   cl_uint bits = 0;
   assert_cl_success(clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL));
@@ -75,10 +71,10 @@ static void test_region_rules(void **state) {
   cl_mem dead = make_buffer(env, 0, 64);
   assert_cl_success(clReleaseMemObject(dead));
   err = CL_SUCCESS;
-  assert_null(dispatch_of(env->queue)->clCreateSubBuffer(dead, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
+  assert_null(kiln_test_dispatch_of(env->queue)->clCreateSubBuffer(dead, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
   assert_int_equal(err, CL_INVALID_MEM_OBJECT);
   err = CL_SUCCESS;
-  assert_null(dispatch_of(env->queue)->clCreateSubBuffer(NULL, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
+  assert_null(kiln_test_dispatch_of(env->queue)->clCreateSubBuffer(NULL, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
   assert_int_equal(err, CL_INVALID_MEM_OBJECT);
   assert_cl_success(clReleaseMemObject(parent));
 }

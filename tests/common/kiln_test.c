@@ -49,7 +49,11 @@ int kiln_test_env_teardown(void **state) {
 
 struct kiln_test_fake_handle kiln_test_fake_handle_like(const void *real) {
   struct kiln_test_fake_handle fake;
-  fake.dispatch = *(const void *const *)real;
+  fake.dispatch = kiln_test_dispatch_of(real);
   memset(fake.garbage, 0xA5, sizeof fake.garbage);
   return fake;
+}
+
+const struct _cl_icd_dispatch *kiln_test_dispatch_of(const void *handle) {
+  return *(const struct _cl_icd_dispatch *const *)handle;
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <CL/cl.h>
+#include <CL/cl_icd.h>
 
 /* The Kiln platform found through the loader by name (fails the test if absent). */
 cl_platform_id kiln_test_platform(void);
@@ -33,10 +34,14 @@ int kiln_test_env_teardown(void **state);
  * handle) followed by garbage, so the loader forwards calls on it to Kiln, which must
  * reject it. */
 struct kiln_test_fake_handle {
-  const void *dispatch;
+  const struct _cl_icd_dispatch *dispatch;
   unsigned char garbage[64];
 };
 struct kiln_test_fake_handle kiln_test_fake_handle_like(const void *real);
+
+/* The dispatch table a handle points to: calling through it reaches Kiln without the
+ * loader, for handles the loader itself would not accept (NULL, released). */
+const struct _cl_icd_dispatch *kiln_test_dispatch_of(const void *handle);
 
 #define assert_cl_success(expr) assert_int_equal(CL_SUCCESS, (expr))
 
