@@ -136,6 +136,8 @@ unsigned kiln_worker_pool_id_count(void) { return kiln_worker_pool_size() + HELP
 
 void kiln_worker_pool_submit(struct kiln_job *job) {
   pool_ensure_started();
+  /* Read before the job is published: once queued it may run, complete and be freed. */
+  size_t wake = job->batch_count < worker_count ? job->batch_count : worker_count;
   pthread_mutex_lock(&pool_lock);
   job->next = NULL;
   job->queued = true;
@@ -145,10 +147,7 @@ void kiln_worker_pool_submit(struct kiln_job *job) {
   atomic_fetch_add_explicit(&jobs_queued, 1, memory_order_release);
   pthread_mutex_unlock(&pool_lock);
   atomic_fetch_add(&wake_seq, 1);
-  if (atomic_load(&sleepers) > 0) {
-    size_t wake = job->batch_count < worker_count ? job->batch_count : worker_count;
-    futex_wake(&wake_seq, (int)wake);
-  }
+  if (atomic_load(&sleepers) > 0) futex_wake(&wake_seq, (int)wake);
 }
 
 bool kiln_worker_pool_help(void) {
