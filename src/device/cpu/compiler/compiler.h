@@ -1,0 +1,104 @@
+/* src/device/cpu/compiler/ — OpenCL C to machine code, in process: the clang front end,
+ * LLVM passes (work-group launchers, local memory, barriers), linking with the builtin
+ * library, the ORC JIT and the compiled-code cache. C++ inside (clang and LLVM have no C
+ * API for these), this C header outside.
+ *
+ * compiler.h: the interface the runtime's program and kernel objects use. Every function
+ * is thread-safe. Functions that can fail return 0 on success and set *log to a malloc'd,
+ * NUL-terminated message (also on success: warnings, possibly ""); the caller frees it. */
+#ifndef KILN_DEVICE_CPU_COMPILER_H
+#define KILN_DEVICE_CPU_COMPILER_H
+
+#include "device/cpu/kernel_abi.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An embedded header for clCompileProgram (input_headers / header_include_names). */
+struct kiln_cl_header {
+  const char *include_name;
+  const char *source;
+  size_t length;
+};
+
+/* Result codes (mapped by the runtime to CL_* errors). */
+enum kiln_compile_status {
+  KILN_COMPILE_OK = 0,
+  KILN_COMPILE_INVALID_OPTIONS,  /* -> CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS / ..._LINKER_OPTIONS */
+  KILN_COMPILE_FAILED,           /* -> CL_BUILD_PROGRAM_FAILURE / CL_COMPILE_PROGRAM_FAILURE / CL_LINK_PROGRAM_FAILURE */
+  KILN_COMPILE_INVALID_BINARY,   /* -> CL_INVALID_BINARY */
+  KILN_COMPILE_OUT_OF_MEMORY,
+};
+
+/* An LLVM module with its kernels' descriptions (compiled object, library or executable). */
+typedef struct kiln_module kiln_module;
+
+/* Checks an OpenCL option string: 0 when every option is one the spec defines for
+ * clBuildProgram / clCompileProgram (-D, -I, -cl-std=, -cl-opt-disable, -w, -Werror, ...),
+ * KILN_COMPILE_INVALID_OPTIONS otherwise (log says which). */
+int kiln_compiler_check_options(const char *options, bool for_link, char **log);
+
+/* OpenCL C source -> compiled object (not yet linked with the builtin library). */
+int kiln_compiler_compile(const char *source, size_t length, const char *options,
+                          const struct kiln_cl_header *headers, size_t num_headers, kiln_module **out, char **log);
+
+/* Links compiled objects / libraries. create_library: the result is a library (not linked
+ * with builtins, no launchers); otherwise an executable whose kernels can be JIT-loaded. */
+int kiln_compiler_link(kiln_module *const *inputs, size_t num_inputs, const char *options, bool create_library,
+                       kiln_module **out, char **log);
+
+/* Program binaries (CL_PROGRAM_BINARIES): Kiln's own versioned, checksummed format.
+ * deserialize returns KILN_COMPILE_INVALID_BINARY for foreign or corrupt data. */
+enum kiln_module_kind { KILN_MODULE_OBJECT = 1, KILN_MODULE_LIBRARY, KILN_MODULE_EXECUTABLE };
+int kiln_module_serialize(const kiln_module *module, void **bytes, size_t *size);
+int kiln_module_deserialize(const void *bytes, size_t size, kiln_module **out, char **log);
+enum kiln_module_kind kiln_module_get_kind(const kiln_module *module);
+void kiln_module_free(kiln_module *module);
+
+/* A kernel argument as clGetKernelArgInfo describes it, plus where it sits in the block. */
+struct kiln_kernel_arg_desc {
+  enum kiln_arg_kind kind;
+  uint32_t offset;            /* in the packed argument block */
+  uint32_t size;              /* bytes clSetKernelArg must be given (pointers: sizeof(cl_mem)) */
+  uint32_t address_qualifier; /* CL_KERNEL_ARG_ADDRESS_* */
+  uint32_t access_qualifier;  /* CL_KERNEL_ARG_ACCESS_* */
+  uint64_t type_qualifier;    /* CL_KERNEL_ARG_TYPE_* bits */
+  const char *type_name;      /* e.g. "float4*" */
+  const char *name;           /* NULL unless compiled with -cl-kernel-arg-info */
+};
+
+struct kiln_kernel_desc {
+  const char *name;
+  uint32_t num_args;
+  const struct kiln_kernel_arg_desc *args;
+  uint32_t args_block_size;       /* bytes of the packed argument block */
+  uint64_t static_local_bytes;    /* __local variables declared in the kernel */
+  uint64_t private_bytes;         /* per work-item stack estimate */
+  uint64_t reqd_work_group_size[3];  /* 0,0,0 when not given */
+  uint64_t work_group_size_hint[3];  /* 0,0,0 when not given */
+  const char *attributes;         /* CL_KERNEL_ATTRIBUTES text */
+  bool uses_barriers;
+};
+
+size_t kiln_module_kernel_count(const kiln_module *module);
+const struct kiln_kernel_desc *kiln_module_kernel(const kiln_module *module, size_t index);
+/* Bytes of program-scope global variables (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE). */
+uint64_t kiln_module_global_variable_bytes(const kiln_module *module);
+
+/* Machine code for an executable module: one launcher per kernel. Launchers take the
+ * local size at run time, so a new local size never compiles anything. */
+typedef struct kiln_jit_program kiln_jit_program;
+int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **log);
+kiln_launcher_fn kiln_jit_launcher(const kiln_jit_program *program, size_t kernel_index);
+void kiln_jit_free(kiln_jit_program *program);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,59 @@
+/* kernel_abi.h: the contract between JIT-compiled code and the runtime — how a launch is
+ * described to a work-group launcher, how kernel arguments are packed, and the work-item
+ * intrinsics the builtin library is written against. Shared by the compiler (C++), the
+ * builtins (OpenCL C, which mirrors the intrinsic names) and the NDRange executor (C). */
+#ifndef KILN_DEVICE_CPU_KERNEL_ABI_H
+#define KILN_DEVICE_CPU_KERNEL_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One launch, read-only while it runs. Unused dimensions (>= work_dim) have
+ * global_size = local_size = num_groups = 1 and global_offset = 0, so work-item
+ * functions need no special case for them. */
+struct kiln_ndrange {
+  uint32_t work_dim;
+  uint32_t reserved;
+  uint64_t global_offset[3];
+  uint64_t global_size[3];
+  uint64_t local_size[3];  /* the enqueued (uniform) local size */
+  uint64_t num_groups[3];  /* ceil(global_size / local_size): the last group may be partial */
+};
+
+/* A work-group launcher, generated per kernel: runs the work-groups with linear ids
+ * first_group .. first_group + group_count - 1 (x fastest, then y, then z), each with
+ * its actual local size (smaller for the last group of a non-uniform NDRange).
+ * `args` is the packed argument block; `local_mem` is this thread's block of local
+ * memory, at least kiln_kernel_desc.static_local_bytes plus the dynamic local
+ * arguments, aligned to KILN_LOCAL_MEM_ALIGN. */
+typedef void (*kiln_launcher_fn)(const void *args, const struct kiln_ndrange *ndrange, uint64_t first_group,
+                                 uint64_t group_count, void *local_mem);
+
+#define KILN_LOCAL_MEM_ALIGN 128u
+
+/* How an argument travels in the packed block. */
+enum kiln_arg_kind {
+  KILN_ARG_BY_VALUE = 0,  /* scalars, vectors, structs: the bytes as clSetKernelArg gives them */
+  KILN_ARG_GLOBAL_PTR,    /* cl_mem (global): the storage pointer, or NULL */
+  KILN_ARG_CONSTANT_PTR,  /* cl_mem (constant): the storage pointer, or NULL */
+  KILN_ARG_LOCAL_PTR,     /* __local pointer: a uint64_t byte offset into local_mem */
+  KILN_ARG_SAMPLER,       /* not supported yet (no images) */
+  KILN_ARG_IMAGE,         /* not supported yet (no images) */
+};
+
+/* The work-item intrinsics (d in 0..2). The builtin library implements every OpenCL
+ * work-item function on top of these; the launcher generator replaces each call with the
+ * value for the current work-item, so they cost nothing after inlining. */
+#define KILN_INTRINSIC_LOCAL_ID "__kiln_local_id"                       /* size_t (uint d) */
+#define KILN_INTRINSIC_GROUP_ID "__kiln_group_id"                       /* size_t (uint d) */
+#define KILN_INTRINSIC_LOCAL_SIZE "__kiln_local_size"                   /* size_t (uint d): actual */
+#define KILN_INTRINSIC_ENQUEUED_LOCAL_SIZE "__kiln_enqueued_local_size" /* size_t (uint d) */
+#define KILN_INTRINSIC_GLOBAL_SIZE "__kiln_global_size"                 /* size_t (uint d) */
+#define KILN_INTRINSIC_GLOBAL_OFFSET "__kiln_global_offset"             /* size_t (uint d) */
+#define KILN_INTRINSIC_NUM_GROUPS "__kiln_num_groups"                   /* size_t (uint d) */
+#define KILN_INTRINSIC_WORK_DIM "__kiln_work_dim"                       /* uint (void) */
+/* barrier()/work_group_barrier(): a work-group barrier with the given cl_mem_fence_flags.
+ * The compiler splits kernels at these calls (continuation-based synchronization). */
+#define KILN_INTRINSIC_BARRIER "__kiln_barrier"                         /* void (uint flags) */
+
+#endif
