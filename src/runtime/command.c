@@ -29,11 +29,45 @@ struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type
 
 void *kiln_command_payload(struct kiln_command *command) { return KILN_COMMAND_EVENT(command)->payload; }
 
+bool kiln_command_reserve_holds(struct kiln_command *command, unsigned count) {
+  cl_event event = KILN_COMMAND_EVENT(command);
+  if (count <= KILN_COMMAND_MAX_HOLDS) return true;
+  unsigned extra = count - KILN_COMMAND_MAX_HOLDS;
+  if (extra <= event->extra_hold_capacity) return true;
+  struct kiln_object **holds = realloc(event->extra_holds, extra * sizeof *holds);
+  if (!holds) return false;
+  event->extra_holds = holds;
+  event->extra_hold_capacity = extra;
+  return true;
+}
+
 void kiln_command_hold(struct kiln_command *command, struct kiln_object *object) {
   cl_event event = KILN_COMMAND_EVENT(command);
-  if (event->hold_count == KILN_COMMAND_MAX_HOLDS) abort(); /* a programming error in enqueue code */
+  if (event->hold_count < KILN_COMMAND_MAX_HOLDS) {
+    kiln_object_retain(object);
+    event->holds[event->hold_count++] = object;
+    return;
+  }
+  if (event->extra_hold_count == event->extra_hold_capacity &&
+      !kiln_command_reserve_holds(command, KILN_COMMAND_MAX_HOLDS + 2 * event->extra_hold_capacity + 4))
+    abort(); /* a hold cannot be dropped silently; callers that can fail reserve first */
   kiln_object_retain(object);
-  event->holds[event->hold_count++] = object;
+  event->extra_holds[event->extra_hold_count++] = object;
+}
+
+void *kiln_command_side_alloc(struct kiln_command *command, size_t size, size_t alignment) {
+  cl_event event = KILN_COMMAND_EVENT(command);
+  if (event->side_block) abort(); /* one side block per command */
+  size_t rounded = (size + alignment - 1) & ~(alignment - 1);
+  event->side_block = aligned_alloc(alignment, rounded ? rounded : alignment);
+  return event->side_block;
+}
+
+void kiln_command_set_batches(struct kiln_command *command, size_t batch_count, kiln_command_batch_fn run_batch) {
+  cl_event event = KILN_COMMAND_EVENT(command);
+  event->run_batch = run_batch;
+  event->batch_count = batch_count;
+  atomic_init(&event->batch_status, 0);
 }
 
 void kiln_command_discard(struct kiln_command *command) { kiln_object_release(&KILN_COMMAND_EVENT(command)->obj); }

@@ -17,7 +17,8 @@ typedef cl_int (*kiln_command_run_fn)(struct kiln_command *command);
 /* Bytes of payload every command carries inline (16-byte aligned), enough for the
  * arguments of any transfer command. */
 #define KILN_COMMAND_PAYLOAD_BYTES 256
-/* Objects a command can keep alive until it completes (memory objects it touches). */
+/* Objects a command keeps alive inline until it completes (memory objects it touches);
+ * more spill into an array allocated with the command (kernels with many buffers). */
 #define KILN_COMMAND_MAX_HOLDS 4
 
 /* Validates the wait list of an enqueue on `queue`: CL_INVALID_EVENT_WAIT_LIST when
@@ -31,8 +32,22 @@ struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type
 
 void *kiln_command_payload(struct kiln_command *command);
 
-/* Keeps `object` alive (internal reference) until the command has completed. */
+/* Keeps `object` alive (internal reference) until the command has completed. The first
+ * KILN_COMMAND_MAX_HOLDS holds are inline; beyond that an array is allocated. */
 void kiln_command_hold(struct kiln_command *command, struct kiln_object *object);
+/* Preallocates room for `count` holds in total; false on allocation failure. */
+bool kiln_command_reserve_holds(struct kiln_command *command, unsigned count);
+
+/* Memory that lives as long as the command (for payloads larger than the inline one),
+ * aligned to `alignment` (a power of two, at most 4096). NULL on allocation failure. */
+void *kiln_command_side_alloc(struct kiln_command *command, size_t size, size_t alignment);
+
+/* A multi-batch command (NDRange): instead of `run`, the scheduler submits one worker-pool
+ * job of `batch_count` batches, each calling `run_batch` on the thread identified by
+ * `worker_id` (see worker_pool.h). A negative return fails the command with that status;
+ * the command completes once every batch has run. */
+typedef cl_int (*kiln_command_batch_fn)(struct kiln_command *command, size_t batch, unsigned worker_id);
+void kiln_command_set_batches(struct kiln_command *command, size_t batch_count, kiln_command_batch_fn run_batch);
 
 /* Links the command after its dependencies (wait list, in-order predecessor, barriers)
  * and hands it to the scheduler. The wait list must have been checked. When `event` is

@@ -56,14 +56,15 @@ static const cl_name_version opencl_c_all_versions[] = {
 };
 
 /* The platform's extensions apply to every device; of those, cl_khr_extended_versioning has
- * device queries and is listed here. The five OpenCL C 1.1 extensions every 1.1+ device must
- * return (cl_khr_byte_addressable_store and the int32 atomics) are kernel-language features:
- * they are listed only once the compiler exists and implements them (the kernels issue), so
- * the device never advertises what it cannot do. Keep the string and the array in step. */
+ * device queries and is listed here. Of the five OpenCL C 1.1 extensions every 1.1+ device
+ * must return, only those the builtin library implements are listed: the int32 atomics
+ * follow when src/device/cpu/builtins/ has them, so the device never advertises what it
+ * cannot do. Keep the string and the array in step. */
 static const cl_name_version device_extensions[] = {
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_byte_addressable_store"},
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_extended_versioning"},
 };
-static const char device_extensions_string[] = "cl_khr_extended_versioning";
+static const char device_extensions_string[] = "cl_khr_byte_addressable_store cl_khr_extended_versioning";
 
 static cl_ulong device_global_mem_cache_size(const struct kiln_cpu_topology *t) {
   return t->l3_cache_bytes ? t->l3_cache_bytes : t->l2_cache_bytes ? t->l2_cache_bytes : t->l1d_cache_bytes;
@@ -131,9 +132,9 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
     KILN_INFO_VALUE(cl_platform_id, device->platform);
   case CL_DEVICE_AVAILABLE:
     KILN_INFO_VALUE(cl_bool, CL_TRUE);
-  case CL_DEVICE_COMPILER_AVAILABLE:
+  case CL_DEVICE_COMPILER_AVAILABLE: /* src/device/cpu/compiler/ */
   case CL_DEVICE_LINKER_AVAILABLE:
-    KILN_INFO_VALUE(cl_bool, CL_FALSE);
+    KILN_INFO_VALUE(cl_bool, CL_TRUE);
 
   /* Execution. */
   case CL_DEVICE_MAX_COMPUTE_UNITS:
@@ -176,7 +177,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_DOUBLE_FP_CONFIG:
     KILN_INFO_VALUE(cl_device_fp_config, 0);
   case CL_DEVICE_EXECUTION_CAPABILITIES:
-    KILN_INFO_VALUE(cl_device_exec_capabilities, CL_EXEC_KERNEL);
+    KILN_INFO_VALUE(cl_device_exec_capabilities, CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL);
   case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES: /* == CL_DEVICE_QUEUE_PROPERTIES */
     KILN_INFO_VALUE(cl_command_queue_properties,
                     CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE);
@@ -258,8 +259,9 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
     KILN_INFO_VALUE(size_t, 0);
 
   /* Pipes, device-side enqueue, sub-groups and other optional 3.0 features: unsupported. */
+  case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: /* launchers run partial last groups */
+    KILN_INFO_VALUE(cl_bool, CL_TRUE);
   case CL_DEVICE_PIPE_SUPPORT:
-  case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
   case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
   case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
   case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:

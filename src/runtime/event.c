@@ -25,6 +25,9 @@ static void event_destroy(struct kiln_object *object) {
     link = next;
   }
   for (unsigned i = 0; i < event->hold_count; i++) kiln_object_release(event->holds[i]);
+  for (unsigned i = 0; i < event->extra_hold_count; i++) kiln_object_release(event->extra_holds[i]);
+  free(event->extra_holds);
+  free(event->side_block);
   struct kiln_event_callback *callback = event->callbacks;
   while (callback) {
     struct kiln_event_callback *next = callback->next;
@@ -110,6 +113,8 @@ void kiln_event_complete(cl_event event, cl_int status, bool drop_reference) {
   }
   for (unsigned i = 0; i < event->hold_count; i++) kiln_object_release(event->holds[i]);
   event->hold_count = 0;
+  for (unsigned i = 0; i < event->extra_hold_count; i++) kiln_object_release(event->extra_holds[i]);
+  event->extra_hold_count = 0;
 
   pthread_mutex_lock(&event->lock);
   atomic_store(&event->status, status);

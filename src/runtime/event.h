@@ -64,6 +64,12 @@ struct _cl_event {
   struct kiln_job job;
   struct kiln_object *holds[KILN_COMMAND_MAX_HOLDS];
   unsigned hold_count;
+  struct kiln_object **extra_holds;   /* holds beyond the inline ones, freed with the event */
+  unsigned extra_hold_count, extra_hold_capacity;
+  void *side_block;                   /* kiln_command_side_alloc, freed with the event */
+  kiln_command_batch_fn run_batch;    /* multi-batch commands (kiln_command_set_batches) */
+  size_t batch_count;
+  atomic_int batch_status;            /* first negative status a batch returned, else 0 */
   alignas(16) unsigned char payload[KILN_COMMAND_PAYLOAD_BYTES];
 };
 

@@ -33,9 +33,38 @@ static void job_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
 
 static void job_done(struct kiln_job *job) { kiln_object_release(&event_of_job(job)->obj); }
 
+/* Multi-batch commands: every batch runs the command's run_batch; the command completes
+ * (and its execution reference goes) in batch_job_done, once the pool is finished with it. */
+static void batch_job_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
+  cl_event event = event_of_job(job);
+  cl_int status = event->run_batch(KILN_EVENT_COMMAND(event), batch, worker_id);
+  if (status < 0) {
+    int expected = 0;
+    atomic_compare_exchange_strong(&event->batch_status, &expected, status);
+  }
+}
+
+static void batch_job_done(struct kiln_job *job) {
+  cl_event event = event_of_job(job);
+  if (event->profiling) event->time_end = kiln_time_now_ns();
+  cl_int status = atomic_load(&event->batch_status);
+  kiln_event_complete(event, status < 0 ? status : CL_COMPLETE, true);
+}
+
+/* A blocking caller does not run the batches itself here: it helps the pool while it
+ * waits, so the batches spread over the workers and the caller alike. */
+static void submit_batches(cl_event event) {
+  if (event->profiling) event->time_start = kiln_time_now_ns();
+  kiln_event_set_status(event, CL_RUNNING);
+  kiln_job_init(&event->job, batch_job_run, batch_job_done, event->batch_count);
+  kiln_worker_pool_submit(&event->job);
+}
+
 static void process(cl_event event, bool inline_run) {
   if (atomic_load(&event->dependency_failed)) {
     kiln_event_complete(event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, true);
+  } else if (event->run_batch) {
+    submit_batches(event);
   } else if (!event->run || inline_run) {
     command_execute(event, true);
   } else {

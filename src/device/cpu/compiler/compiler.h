@@ -97,6 +97,12 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
 kiln_launcher_fn kiln_jit_launcher(const kiln_jit_program *program, size_t kernel_index);
 void kiln_jit_free(kiln_jit_program *program);
 
+/* Makes a host function or object visible to JIT-compiled code under `name` (runtime
+ * helpers the builtin library calls, e.g. its printf helper: libkiln hides its own
+ * symbols). Other external names resolve against the process (libc, libm, SLEEF).
+ * Call before the first kiln_jit_load that needs it. */
+void kiln_jit_define_symbol(const char *name, void *address);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,68 @@
+// compiler_internal.hpp: what the compiler's C++ files share — the module object and
+// helpers over LLVM IR produced for the SPIR target (see clang_flags.h).
+#ifndef KILN_DEVICE_CPU_COMPILER_INTERNAL_HPP
+#define KILN_DEVICE_CPU_COMPILER_INTERNAL_HPP
+
+#include "device/cpu/compiler/compiler.h"
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct kiln_module {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  enum kiln_module_kind kind = KILN_MODULE_OBJECT;
+  std::vector<kiln_kernel_desc> kernels;
+  std::deque<std::vector<kiln_kernel_arg_desc>> args;
+  std::deque<std::string> strings;  // storage for the descriptions' strings
+  uint64_t global_bytes = 0;
+};
+
+namespace kiln {
+
+// SPIR address spaces (clang_flags.h).
+enum : unsigned { AS_PRIVATE = 0, AS_GLOBAL = 1, AS_CONSTANT = 2, AS_LOCAL = 3, AS_GENERIC = 4 };
+
+// Named metadata carrying the compile options that matter after compilation.
+constexpr const char *OPTIONS_METADATA = "kiln.options";
+constexpr const char *OPTION_OPT_DISABLE = "opt-disable";
+
+char *dup_log(const std::string &text);
+bool is_kernel(const llvm::Function &f);
+bool has_option(const llvm::Module &m, const char *option);
+void add_option(llvm::Module &m, const char *option);
+
+// Builds a module object (and its kernel descriptions) around an LLVM module.
+// Returns nullptr and sets error when the module's kernels cannot be described.
+kiln_module *wrap_module(std::unique_ptr<llvm::LLVMContext> context, std::unique_ptr<llvm::Module> module,
+                         enum kiln_module_kind kind, std::string &error);
+
+// A copy of a module in another context (through bitcode).
+std::unique_ptr<llvm::Module> copy_module(const llvm::Module &m, llvm::LLVMContext &context, std::string &error);
+
+// Functions reachable from f through direct calls (f included).
+std::vector<llvm::Function *> reachable_functions(llvm::Function &f);
+bool calls_barrier(llvm::Function &kernel);
+
+// Static __local variables a kernel uses (transitively), with their offsets in local memory.
+struct LocalLayout {
+  std::vector<std::pair<llvm::GlobalVariable *, uint64_t>> variables;
+  uint64_t bytes = 0;
+};
+LocalLayout local_layout(llvm::Function &kernel);
+
+// The work-group launcher of kernel `k` (launcher.cpp), added to `m` as `name`.
+llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
+                               const LocalLayout &locals, const std::string &name, std::string &error);
+
+}  // namespace kiln
+
+#endif

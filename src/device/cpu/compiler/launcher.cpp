@@ -1,0 +1,611 @@
+// launcher.cpp: the work-group launcher of a kernel (kernel_abi.h). It loops over the
+// launch's work-groups; inside, z/y/x loops over local ids run the fully inlined kernel
+// body, whose work-item intrinsic calls become the loops' values and whose static __local
+// variables become offsets into the thread's local memory.
+//
+// Kernels with barriers: continuation-based synchronization (Karrenberg & Hack, CGO'12).
+// The inlined body is split at every barrier into barrier-free regions. Values live across
+// a barrier are recomputed where cheap (arithmetic on arguments and work-item ids) or else
+// demoted to stack slots; all stack slots live in a per-work-item frame (one frame per
+// work-item of the group, heap-allocated per launcher call). Each
+// region is cloned into its own z/y/x loop; a region ends where a work-item reaches a
+// barrier (or returns), recording which region comes next, and a dispatcher runs that
+// region's loop. Barriers must be reached by all work-items of a group (OpenCL's rule), so
+// the next region is the same for all of them.
+#include "device/cpu/compiler/compiler_internal.hpp"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/ReplaceConstant.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/Local.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+using namespace llvm;
+
+namespace {
+
+// The values a work-item intrinsic stands for, per dimension, at the current iteration.
+struct WorkItemValues {
+  Value *local_id[3], *group_id[3], *local_size[3], *enqueued_local_size[3];
+  Value *global_size[3], *global_offset[3], *num_groups[3];
+  Value *work_dim;
+};
+
+// for (i = 0; i < end; i++) body(i), at the builder's position.
+void emit_loop(IRBuilder<> &b, Value *end, const Twine &name, const std::function<void(Value *)> &body) {
+  LLVMContext &c = b.getContext();
+  Function *f = b.GetInsertBlock()->getParent();
+  BasicBlock *pre = b.GetInsertBlock();
+  BasicBlock *header = BasicBlock::Create(c, name + ".header", f);
+  BasicBlock *inner = BasicBlock::Create(c, name + ".body", f);
+  BasicBlock *exit = BasicBlock::Create(c, name + ".exit", f);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  PHINode *i = b.CreatePHI(b.getInt64Ty(), 2, name);
+  i->addIncoming(b.getInt64(0), pre);
+  b.CreateCondBr(b.CreateICmpULT(i, end), inner, exit);
+  b.SetInsertPoint(inner);
+  body(i);
+  Value *next = b.CreateAdd(i, b.getInt64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateBr(header);
+  b.SetInsertPoint(exit);
+}
+
+// Value for dimension `d` (a constant or not); out-of-range dimensions get `fallback`.
+Value *select_dim(IRBuilder<> &b, Value *d, Value *const values[3], uint64_t fallback) {
+  if (auto *c = dyn_cast<ConstantInt>(d)) {
+    uint64_t i = c->getZExtValue();
+    return i < 3 ? values[i] : b.getInt64(fallback);
+  }
+  Value *dim = b.CreateZExtOrTrunc(d, b.getInt32Ty());
+  Value *r = b.getInt64(fallback);
+  for (int i = 2; i >= 0; i--) r = b.CreateSelect(b.CreateICmpEQ(dim, b.getInt32(i)), values[i], r);
+  return r;
+}
+
+// Replaces every call of a work-item intrinsic in `blocks`.
+void replace_intrinsics(const std::vector<BasicBlock *> &blocks, const WorkItemValues &v) {
+  std::vector<CallInst *> calls;
+  for (BasicBlock *bb : blocks)
+    for (Instruction &inst : *bb)
+      if (auto *call = dyn_cast<CallInst>(&inst))
+        if (Function *callee = call->getCalledFunction())
+          if (callee->getName().starts_with("__kiln_") && callee->getName() != KILN_INTRINSIC_BARRIER)
+            calls.push_back(call);
+  for (CallInst *call : calls) {
+    IRBuilder<> b(call);
+    StringRef name = call->getCalledFunction()->getName();
+    Value *d = call->arg_size() ? call->getArgOperand(0) : nullptr;
+    Value *r = nullptr;
+    if (name == KILN_INTRINSIC_WORK_DIM) r = v.work_dim;
+    else if (!d) continue;
+    else if (name == KILN_INTRINSIC_LOCAL_ID) r = select_dim(b, d, v.local_id, 0);
+    else if (name == KILN_INTRINSIC_GROUP_ID) r = select_dim(b, d, v.group_id, 0);
+    else if (name == KILN_INTRINSIC_LOCAL_SIZE) r = select_dim(b, d, v.local_size, 1);
+    else if (name == KILN_INTRINSIC_ENQUEUED_LOCAL_SIZE) r = select_dim(b, d, v.enqueued_local_size, 1);
+    else if (name == KILN_INTRINSIC_GLOBAL_SIZE) r = select_dim(b, d, v.global_size, 1);
+    else if (name == KILN_INTRINSIC_GLOBAL_OFFSET) r = select_dim(b, d, v.global_offset, 0);
+    else if (name == KILN_INTRINSIC_NUM_GROUPS) r = select_dim(b, d, v.num_groups, 1);
+    if (!r) continue;
+    call->replaceAllUsesWith(b.CreateZExtOrTrunc(r, call->getType()));
+    call->eraseFromParent();
+  }
+}
+
+std::vector<BasicBlock *> blocks_of(Function &f) {
+  std::vector<BasicBlock *> blocks;
+  for (BasicBlock &bb : f) blocks.push_back(&bb);
+  return blocks;
+}
+
+// Inlines every call of a defined function into `f`, repeatedly (OpenCL C has no recursion).
+bool inline_all(Function &f, std::string &error) {
+  for (int round = 0; round < 1000; round++) {
+    std::vector<CallBase *> calls;
+    for (Instruction &inst : instructions(f))
+      if (auto *call = dyn_cast<CallBase>(&inst))
+        if (Function *callee = call->getCalledFunction())
+          if (!callee->isDeclaration()) calls.push_back(call);
+    if (calls.empty()) return true;
+    for (CallBase *call : calls) {
+      InlineFunctionInfo info;
+      std::string callee = call->getCalledFunction()->getName().str();
+      if (!InlineFunction(*call, info).isSuccess()) {
+        error = "cannot inline " + callee + " into " + f.getName().str();
+        return false;
+      }
+    }
+  }
+  error = "recursion in " + f.getName().str();
+  return false;
+}
+
+Align arg_align(const DataLayout &dl, Type *t) { return std::min(dl.getABITypeAlign(t), Align(16)); }
+
+bool is_barrier_call(const Instruction &inst) {
+  if (auto *call = dyn_cast<CallInst>(&inst))
+    if (Function *callee = call->getCalledFunction()) return callee->getName() == KILN_INTRINSIC_BARRIER;
+  return false;
+}
+
+// ---- Continuation-based synchronization --------------------------------------------------
+
+// A barrier-free region: its first block and every block reachable from it without
+// passing a barrier.
+struct Region {
+  BasicBlock *start;
+  std::vector<BasicBlock *> blocks;
+};
+
+constexpr uint32_t EXIT_REGION = 0xffffffffu;
+
+// The kernel body prepared for CBS: inlined, barriers alone in their blocks, every value
+// live across a barrier in a stack slot of the entry block.
+struct SplitKernel {
+  std::map<BasicBlock *, uint32_t> barrier_blocks;  // barrier block -> id of the region after it
+  std::vector<Region> regions;                      // regions[0] starts at the entry
+  std::vector<std::pair<AllocaInst *, uint64_t>> slots;  // frame offsets
+  uint64_t frame_size = 0;
+};
+
+bool value_escapes_block(const Instruction &inst) {
+  for (const User *u : inst.users()) {
+    auto *ui = cast<Instruction>(u);
+    if (ui->getParent() != inst.getParent() || isa<PHINode>(ui)) return true;
+  }
+  return false;
+}
+
+// Promotes the front end's stack variables to SSA values first, so that only values that
+// really cross blocks end up in frames.
+void simplify(Function &f) {
+  LoopAnalysisManager lam;
+  FunctionAnalysisManager fam;
+  CGSCCAnalysisManager cgam;
+  ModuleAnalysisManager mam;
+  PassBuilder pb;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  FunctionPassManager fpm;
+  fpm.addPass(SROAPass(SROAOptions::PreserveCFG));
+  fpm.addPass(EarlyCSEPass());
+  fpm.addPass(InstCombinePass());
+  fpm.run(f, fam);
+}
+
+// Whether `inst` is live at a barrier: some use can be reached from a barrier that is
+// reachable from the definition, without passing the definition again.
+bool live_across_barrier(Instruction &inst, const std::map<BasicBlock *, uint32_t> &barrier_blocks) {
+  BasicBlock *def = inst.getParent();
+  std::set<BasicBlock *> use_blocks;
+  for (Use &u : inst.uses()) {
+    auto *user = cast<Instruction>(u.getUser());
+    auto *phi = dyn_cast<PHINode>(user);
+    use_blocks.insert(phi ? phi->getIncomingBlock(u) : user->getParent());
+  }
+  use_blocks.erase(def);  // a use in (or at the end of) the defining block sees this definition
+  auto reach = [def](std::vector<BasicBlock *> work, const std::function<bool(BasicBlock *)> &visit) {
+    std::set<BasicBlock *> seen;
+    while (!work.empty()) {
+      BasicBlock *bb = work.back();
+      work.pop_back();
+      if (bb == def || !seen.insert(bb).second) continue;
+      if (visit(bb)) return true;
+      for (BasicBlock *succ : successors(bb)) work.push_back(succ);
+    }
+    return false;
+  };
+  std::vector<BasicBlock *> barriers;
+  reach(std::vector<BasicBlock *>(succ_begin(def), succ_end(def)), [&](BasicBlock *bb) {
+    if (barrier_blocks.count(bb)) barriers.push_back(bb);
+    return false;
+  });
+  for (BasicBlock *barrier : barriers)
+    if (reach({barrier}, [&](BasicBlock *bb) { return use_blocks.count(bb) != 0; })) return true;
+  return false;
+}
+
+// Values that are cheap to recompute where they are needed instead of being kept in
+// frames: pure arithmetic over constants, kernel arguments and work-item intrinsics (whose
+// values are the same for a work-item in every region).
+bool rematerializable(const Value *v, int depth = 0) {
+  if (isa<Constant>(v) || isa<Argument>(v)) return true;
+  auto *inst = dyn_cast<Instruction>(v);
+  if (!inst || depth > 6) return false;
+  if (auto *call = dyn_cast<CallInst>(inst)) {
+    Function *callee = call->getCalledFunction();
+    if (!callee || !callee->getName().starts_with("__kiln_") || callee->getName() == KILN_INTRINSIC_BARRIER) return false;
+  } else if (!isa<BinaryOperator>(inst) && !isa<CastInst>(inst) && !isa<CmpInst>(inst) && !isa<SelectInst>(inst) &&
+             !isa<GetElementPtrInst>(inst)) {
+    return false;
+  }
+  for (const Use &op : inst->operands())
+    if (!isa<Function>(op.get()) && !rematerializable(op.get(), depth + 1)) return false;
+  return true;
+}
+
+Value *rematerialize(Value *v, Instruction *before) {
+  auto *inst = dyn_cast<Instruction>(v);
+  if (!inst) return v;
+  Instruction *copy = inst->clone();
+  for (unsigned i = 0; i < copy->getNumOperands(); i++)
+    if (!isa<Function>(copy->getOperand(i))) copy->setOperand(i, rematerialize(copy->getOperand(i), before));
+  copy->insertBefore(before);
+  copy->setName(inst->getName() + ".remat");
+  return copy;
+}
+
+// Gives every use outside the defining block its own copy of a rematerializable value.
+void rematerialize_escaping(Function &w) {
+  std::vector<Instruction *> candidates;
+  for (Instruction &inst : instructions(w))
+    if (value_escapes_block(inst) && rematerializable(&inst)) candidates.push_back(&inst);
+  for (Instruction *inst : candidates) {
+    std::vector<Use *> uses;
+    for (Use &u : inst->uses()) {
+      auto *user = cast<Instruction>(u.getUser());
+      if (user->getParent() != inst->getParent() || isa<PHINode>(user)) uses.push_back(&u);
+    }
+    for (Use *u : uses) {
+      auto *user = cast<Instruction>(u->getUser());
+      Instruction *before = user;
+      if (auto *phi = dyn_cast<PHINode>(user)) before = phi->getIncomingBlock(*u)->getTerminator();
+      u->set(rematerialize(inst, before));
+    }
+  }
+}
+
+bool split_kernel(Function &w, SplitKernel &s, std::string &error) {
+  // A byval argument is the work-item's own copy: make it a stack slot (hence a frame slot).
+  {
+    IRBuilder<> b(&*w.getEntryBlock().getFirstInsertionPt());
+    const DataLayout &dl = w.getParent()->getDataLayout();
+    for (Argument &arg : w.args()) {
+      if (!arg.hasByValAttr() || arg.use_empty()) continue;
+      Type *t = arg.getParamByValType();
+      Align align = std::max(dl.getABITypeAlign(t), arg.getParamAlign().valueOrOne());
+      IRBuilder<> ab(&w.getEntryBlock(), w.getEntryBlock().begin());
+      AllocaInst *copy = ab.CreateAlloca(t);
+      copy->setAlignment(align);
+      arg.replaceAllUsesWith(copy);
+      b.CreateMemCpy(copy, align, &arg, align, dl.getTypeAllocSize(t));
+    }
+  }
+  simplify(w);
+  // Lifetime markers would tell the optimizer that frame slots die between regions.
+  std::vector<Instruction *> dead;
+  for (Instruction &inst : instructions(w))
+    if (auto *ii = dyn_cast<IntrinsicInst>(&inst))
+      if (ii->isLifetimeStartOrEnd()) dead.push_back(ii);
+  for (Instruction *i : dead) i->eraseFromParent();
+
+  // Barriers alone in their block: [before] -> [barrier; br] -> [after].
+  std::vector<CallInst *> barriers;
+  for (Instruction &inst : instructions(w))
+    if (is_barrier_call(inst)) barriers.push_back(cast<CallInst>(&inst));
+  std::vector<BasicBlock *> region_starts{&w.getEntryBlock()};
+  for (CallInst *call : barriers) {
+    BasicBlock *bb = call->getParent();
+    BasicBlock *barrier_block = SplitBlock(bb, call);
+    BasicBlock *after = SplitBlock(barrier_block, call->getNextNode());
+    s.barrier_blocks[barrier_block] = (uint32_t)region_starts.size();
+    region_starts.push_back(after);
+  }
+
+  rematerialize_escaping(w);
+  // Demote the values live across a barrier to entry-block stack slots (frame slots).
+  // Values used only within one region stay SSA values: in a region's clone their
+  // definition still dominates their uses.
+  BasicBlock &entry = w.getEntryBlock();
+  BasicBlock::iterator point = entry.begin();
+  while (isa<AllocaInst>(point)) ++point;
+  std::vector<Instruction *> values;
+  std::vector<PHINode *> phis;
+  for (Instruction &inst : instructions(w)) {
+    if ((isa<AllocaInst>(inst) && inst.getParent() == &entry) || !value_escapes_block(inst) ||
+        !live_across_barrier(inst, s.barrier_blocks))
+      continue;
+    if (auto *phi = dyn_cast<PHINode>(&inst))
+      phis.push_back(phi);
+    else
+      values.push_back(&inst);
+  }
+  for (Instruction *inst : values) DemoteRegToStack(*inst, false, point);
+  for (PHINode *phi : phis) DemoteRegToStack(*phi, false, point);  // its uses read the slot...
+  for (PHINode *phi : phis) DemotePHIToStack(phi, point);           // ...its operands write it
+
+  // Frame layout of every stack slot.
+  const DataLayout &dl = w.getParent()->getDataLayout();
+  for (Instruction &inst : instructions(w)) {
+    auto *a = dyn_cast<AllocaInst>(&inst);
+    if (!a) continue;
+    if (a->getParent() != &entry || !a->isStaticAlloca()) {
+      error = "kernel " + w.getName().str() + ": dynamic stack allocation with barriers";
+      return false;
+    }
+    uint64_t align = std::min<uint64_t>(a->getAlign().value(), KILN_LOCAL_MEM_ALIGN);
+    s.frame_size = (s.frame_size + align - 1) / align * align;
+    s.slots.emplace_back(a, s.frame_size);
+    s.frame_size += a->getAllocationSize(dl)->getFixedValue();
+  }
+  s.frame_size = (s.frame_size + 15) / 16 * 16;
+  if (s.frame_size == 0) s.frame_size = 16;
+
+  for (BasicBlock *start : region_starts) {
+    Region r{start, {start}};
+    std::set<BasicBlock *> seen{start};
+    for (size_t i = 0; i < r.blocks.size(); i++)
+      for (BasicBlock *succ : successors(r.blocks[i]))
+        if (!s.barrier_blocks.count(succ) && seen.insert(succ).second) r.blocks.push_back(succ);
+    s.regions.push_back(std::move(r));
+  }
+  return true;
+}
+
+// Emits, at the builder's position (inside a group iteration), the dispatcher and one
+// z/y/x loop per region. Leaves the builder after the group's work.
+void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::vector<Value *> &call_args,
+                  WorkItemValues &v, Value *frames, AllocaInst *next_region) {
+  LLVMContext &c = b.getContext();
+  Function *f = b.GetInsertBlock()->getParent();
+  b.CreateStore(b.getInt32(0), next_region);
+  BasicBlock *dispatch = BasicBlock::Create(c, "dispatch", f);
+  BasicBlock *group_done = BasicBlock::Create(c, "group.done", f);
+  b.CreateBr(dispatch);
+  b.SetInsertPoint(dispatch);
+  SwitchInst *sw = b.CreateSwitch(b.CreateLoad(b.getInt32Ty(), next_region, "next"), group_done, s.regions.size());
+
+  for (size_t r = 0; r < s.regions.size(); r++) {
+    const Region &region = s.regions[r];
+    BasicBlock *pre = BasicBlock::Create(c, "region" + std::to_string(r), f);
+    sw->addCase(b.getInt32((uint32_t)r), pre);
+    b.SetInsertPoint(pre);
+    emit_loop(b, v.local_size[2], "z", [&](Value *z) {
+      v.local_id[2] = z;
+      emit_loop(b, v.local_size[1], "y", [&](Value *y) {
+        v.local_id[1] = y;
+        emit_loop(b, v.local_size[0], "x", [&](Value *x) {
+          v.local_id[0] = x;
+          Value *linear = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(z, v.local_size[1]), y), v.local_size[0]), x);
+          Value *frame = b.CreateInBoundsGEP(b.getInt8Ty(), frames, b.CreateMul(linear, b.getInt64(s.frame_size)));
+          ValueToValueMapTy vmap;
+          for (unsigned i = 0; i < w.arg_size(); i++) vmap[w.getArg(i)] = call_args[i];
+          std::vector<std::pair<AllocaInst *, Value *>> slot_ptrs;
+          for (auto &[a, offset] : s.slots)
+            slot_ptrs.emplace_back(a, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), frame, offset));
+          BasicBlock *cont = BasicBlock::Create(c, "region" + std::to_string(r) + ".cont", f);
+          std::vector<BasicBlock *> clones;
+          for (BasicBlock *bb : region.blocks) {
+            BasicBlock *clone = CloneBasicBlock(bb, vmap, ".r" + std::to_string(r), f);
+            vmap[bb] = clone;
+            clones.push_back(clone);
+          }
+          for (auto &[a, p] : slot_ptrs) vmap[a] = p;
+          for (BasicBlock *clone : clones)
+            for (Instruction &inst : *clone) RemapInstruction(&inst, vmap, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+          // Edges from outside the region cannot be taken in its clone.
+          for (BasicBlock *clone : clones)
+            for (PHINode &phi : clone->phis())
+              for (unsigned i = phi.getNumIncomingValues(); i-- > 0;)
+                if (phi.getIncomingBlock(i)->getParent() != f) phi.removeIncomingValue(i, /*DeletePHIIfEmpty=*/false);
+          // Exits: to a barrier (the next region is the one after it) or out of the kernel.
+          for (BasicBlock *clone : clones) {
+            Instruction *term = clone->getTerminator();
+            if (isa<ReturnInst>(term)) {
+              IRBuilder<> eb(term);
+              eb.CreateStore(eb.getInt32(EXIT_REGION), next_region);
+              eb.CreateBr(cont);
+              term->eraseFromParent();
+              continue;
+            }
+            for (unsigned i = 0; i < term->getNumSuccessors(); i++) {
+              auto it = s.barrier_blocks.find(term->getSuccessor(i));
+              if (it == s.barrier_blocks.end()) continue;
+              BasicBlock *exit = BasicBlock::Create(c, "to.region" + std::to_string(it->second), f);
+              IRBuilder<> eb(exit);
+              eb.CreateStore(eb.getInt32(it->second), next_region);
+              eb.CreateBr(cont);
+              term->setSuccessor(i, exit);
+            }
+          }
+          std::vector<Instruction *> cloned_allocas;
+          for (BasicBlock *clone : clones)
+            for (Instruction &inst : *clone)
+              if (isa<AllocaInst>(inst)) cloned_allocas.push_back(&inst);
+          for (Instruction *a : cloned_allocas) a->eraseFromParent();
+          replace_intrinsics(clones, v);
+          b.CreateBr(cast<BasicBlock>(vmap[region.start]));
+          b.SetInsertPoint(cont);
+        });
+      });
+    });
+    b.CreateBr(dispatch);
+  }
+  b.SetInsertPoint(group_done);
+}
+
+}  // namespace
+
+namespace kiln {
+
+Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, const LocalLayout &locals,
+                         const std::string &name, std::string &error) {
+  LLVMContext &c = m.getContext();
+  const DataLayout &dl = m.getDataLayout();
+  Type *ptr = PointerType::get(c, 0);
+  Type *i64 = Type::getInt64Ty(c);
+  FunctionType *type = FunctionType::get(Type::getVoidTy(c), {ptr, ptr, i64, i64, ptr}, false);
+  Function *f = Function::Create(type, GlobalValue::ExternalLinkage, name, m);
+  f->addFnAttr(Attribute::NoUnwind);
+  f->addParamAttr(0, Attribute::ReadOnly);
+  f->addParamAttr(0, Attribute::NoCapture);
+  f->addParamAttr(1, Attribute::ReadOnly);
+  f->addParamAttr(1, Attribute::NoCapture);
+  Argument *args = f->getArg(0), *nd = f->getArg(1), *first = f->getArg(2), *count = f->getArg(3);
+  Argument *local_mem = f->getArg(4);
+  bool barriers = desc.uses_barriers;
+
+  SplitKernel split;
+  if (barriers && (!inline_all(k, error) || !split_kernel(k, split, error))) {
+    f->eraseFromParent();
+    return nullptr;
+  }
+
+  IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+  Value *local_base = b.CreateAddrSpaceCast(local_mem, PointerType::get(c, AS_LOCAL), "local_base");
+  auto nd_field = [&](size_t offset, const char *field) {
+    return b.CreateAlignedLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), nd, offset), Align(8), field);
+  };
+  WorkItemValues v{};
+  v.work_dim = b.CreateAlignedLoad(b.getInt32Ty(), nd, Align(8), "work_dim");
+  for (int d = 0; d < 3; d++) {
+    v.global_offset[d] = nd_field(offsetof(kiln_ndrange, global_offset) + 8 * d, "global_offset");
+    v.global_size[d] = nd_field(offsetof(kiln_ndrange, global_size) + 8 * d, "global_size");
+    v.enqueued_local_size[d] = nd_field(offsetof(kiln_ndrange, local_size) + 8 * d, "local_size");
+    v.num_groups[d] = nd_field(offsetof(kiln_ndrange, num_groups) + 8 * d, "num_groups");
+  }
+
+  // Kernel arguments from the packed block.
+  std::vector<Value *> call_args;
+  for (unsigned i = 0; i < k.arg_size(); i++) {
+    const kiln_kernel_arg_desc &a = desc.args[i];
+    Argument *param = k.getArg(i);
+    Value *slot = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), args, a.offset);
+    switch (a.kind) {
+      case KILN_ARG_GLOBAL_PTR:
+      case KILN_ARG_CONSTANT_PTR:
+        call_args.push_back(b.CreateAlignedLoad(param->getType(), slot, Align(8)));
+        break;
+      case KILN_ARG_LOCAL_PTR: {
+        Value *offset = b.CreateAlignedLoad(i64, slot, Align(8));
+        Value *p = b.CreateInBoundsGEP(b.getInt8Ty(), local_base, offset);
+        call_args.push_back(b.CreateAddrSpaceCast(p, param->getType()));
+        break;
+      }
+      case KILN_ARG_BY_VALUE:
+        if (param->hasByValAttr()) {
+          // A private copy per launcher call; the inliner copies it again per work-item
+          // when the kernel writes to it. (With barriers, the kernel's own entry-block
+          // copy became a frame slot, so it is per work-item as well.)
+          Type *t = param->getParamByValType();
+          Align align = std::max(dl.getABITypeAlign(t), param->getParamAlign().valueOrOne());
+          AllocaInst *copy = b.CreateAlloca(t);
+          copy->setAlignment(align);
+          b.CreateMemCpy(copy, align, slot, Align(1), a.size);
+          call_args.push_back(copy);
+        } else {
+          call_args.push_back(b.CreateAlignedLoad(param->getType(), slot, arg_align(dl, param->getType())));
+        }
+        break;
+      default:
+        error = "kernel " + k.getName().str() + ": argument " + std::to_string(i) + " (" + a.type_name +
+                ") is not supported (no images or samplers)";
+        f->eraseFromParent();
+        return nullptr;
+    }
+  }
+  // Static __local variables: fixed offsets in this thread's local memory.
+  std::vector<std::pair<GlobalVariable *, Value *>> local_vars;
+  for (auto &[gv, offset] : locals.variables)
+    local_vars.emplace_back(gv, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local_base, offset, gv->getName()));
+
+  // With barriers: one frame per work-item of a group, for the whole call.
+  Value *frames = nullptr, *frames_memory = nullptr;
+  AllocaInst *next_region = nullptr;
+  BasicBlock *no_memory = nullptr;
+  if (barriers) {
+    next_region = b.CreateAlloca(b.getInt32Ty(), nullptr, "next_region");
+    Value *items = b.CreateMul(b.CreateMul(v.enqueued_local_size[0], v.enqueued_local_size[1]), v.enqueued_local_size[2]);
+    Value *bytes = b.CreateAdd(b.CreateMul(items, b.getInt64(split.frame_size)), b.getInt64(KILN_LOCAL_MEM_ALIGN));
+    FunctionCallee malloc_fn = m.getOrInsertFunction("malloc", FunctionType::get(ptr, {i64}, false));
+    frames_memory = b.CreateCall(malloc_fn, {bytes}, "frames_memory");
+    Value *address = b.CreatePtrToInt(frames_memory, i64);
+    Value *pad = b.CreateAnd(b.CreateNeg(address), b.getInt64(KILN_LOCAL_MEM_ALIGN - 1));
+    frames = b.CreateInBoundsGEP(b.getInt8Ty(), frames_memory, pad, "frames");
+    no_memory = BasicBlock::Create(c, "no_memory", f);
+    BasicBlock *have_memory = BasicBlock::Create(c, "have_memory", f);
+    b.CreateCondBr(b.CreateIsNull(frames_memory), no_memory, have_memory);
+    b.SetInsertPoint(no_memory);
+    b.CreateRetVoid();
+    b.SetInsertPoint(have_memory);
+  }
+
+  Value *end = b.CreateAdd(first, count, "end");
+  BasicBlock *pre = b.GetInsertBlock();
+  BasicBlock *group_header = BasicBlock::Create(c, "group.header", f);
+  BasicBlock *group_body = BasicBlock::Create(c, "group.body", f);
+  BasicBlock *done = BasicBlock::Create(c, "done", f);
+  b.CreateBr(group_header);
+  b.SetInsertPoint(group_header);
+  PHINode *g = b.CreatePHI(i64, 2, "group");
+  g->addIncoming(first, pre);
+  b.CreateCondBr(b.CreateICmpULT(g, end), group_body, done);
+  b.SetInsertPoint(group_body);
+  Value *rest = b.CreateUDiv(g, v.num_groups[0]);
+  v.group_id[0] = b.CreateURem(g, v.num_groups[0], "group_id.x");
+  v.group_id[1] = b.CreateURem(rest, v.num_groups[1], "group_id.y");
+  v.group_id[2] = b.CreateUDiv(rest, v.num_groups[1], "group_id.z");
+  for (int d = 0; d < 3; d++) {
+    // The last group of a non-uniform NDRange is smaller.
+    Value *start = b.CreateMul(v.group_id[d], v.enqueued_local_size[d]);
+    Value *left = b.CreateSub(v.global_size[d], start);
+    v.local_size[d] = b.CreateBinaryIntrinsic(Intrinsic::umin, v.enqueued_local_size[d], left, nullptr, "local_size");
+  }
+  if (barriers) {
+    emit_regions(b, k, split, call_args, v, frames, next_region);
+  } else {
+    emit_loop(b, v.local_size[2], "z", [&](Value *z) {
+      v.local_id[2] = z;
+      emit_loop(b, v.local_size[1], "y", [&](Value *y) {
+        v.local_id[1] = y;
+        emit_loop(b, v.local_size[0], "x", [&](Value *x) {
+          v.local_id[0] = x;
+          b.CreateCall(&k, call_args);
+        });
+      });
+    });
+  }
+  Value *next = b.CreateAdd(g, b.getInt64(1));
+  g->addIncoming(next, b.GetInsertBlock());
+  b.CreateBr(group_header);
+  b.SetInsertPoint(done);
+  if (barriers) {
+    FunctionCallee free_fn = m.getOrInsertFunction("free", FunctionType::get(b.getVoidTy(), {ptr}, false));
+    b.CreateCall(free_fn, {frames_memory});
+  }
+  b.CreateRetVoid();
+
+  if (!barriers) {
+    if (!inline_all(*f, error)) return nullptr;
+    replace_intrinsics(blocks_of(*f), v);
+  }
+  for (auto &[gv, p] : local_vars) {
+    convertUsersOfConstantsToInstructions({gv}, f);
+    gv->replaceUsesWithIf(p, [f](Use &u) {
+      auto *inst = dyn_cast<Instruction>(u.getUser());
+      return inst && inst->getFunction() == f;
+    });
+  }
+  return f;
+}
+
+}  // namespace kiln

@@ -1,0 +1,31 @@
+/* ndrange_executor.h: runs an NDRange on the worker pool. The work-groups (linear ids,
+ * x fastest) are cut into batches of consecutive groups; each batch is one call of the
+ * kernel's launcher on a worker, with that worker's local-memory block. The blocks are
+ * allocated per worker id once and grown only when a kernel needs more, never per launch. */
+#ifndef KILN_DEVICE_CPU_NDRANGE_EXECUTOR_H
+#define KILN_DEVICE_CPU_NDRANGE_EXECUTOR_H
+
+#include "device/cpu/kernel_abi.h"
+
+#include <stdbool.h>
+
+struct kiln_ndrange_launch {
+  struct kiln_ndrange range;
+  kiln_launcher_fn launcher;
+  const void *args;            /* the packed argument block, snapshotted at enqueue */
+  uint64_t local_mem_bytes;    /* per work-group: static + dynamic __local */
+  uint64_t total_groups;
+  uint64_t groups_per_batch;
+};
+
+/* Fills total_groups and groups_per_batch for `launch->range` and returns the number of
+ * batches (>= 1). `batch_groups` > 0 forces the groups per batch (a scheduling hint such
+ * as CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM); 0 picks a default: a few batches per
+ * worker so that the dynamic claiming evens out uneven groups, one batch for tiny ranges. */
+size_t kiln_ndrange_plan(struct kiln_ndrange_launch *launch, uint64_t batch_groups);
+
+/* Runs batch `batch` on the thread with pool id `worker_id`. Returns false when the
+ * worker's local memory could not be allocated (nothing ran). */
+bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id);
+
+#endif

@@ -1,0 +1,66 @@
+/* kernel.h: kernel objects. A kernel holds its program (internal reference), whose
+ * executable cannot change while the kernel exists, so the kernel's description
+ * (kiln_kernel_desc) and launcher stay valid. Arguments live in a packed block laid out
+ * as the description says; memory-object arguments are kept as handles (the spec forbids
+ * a kernel to retain them) and resolved to storage pointers, validated, at enqueue. */
+#ifndef KILN_RUNTIME_KERNEL_H
+#define KILN_RUNTIME_KERNEL_H
+
+#include "device/cpu/compiler/compiler.h"
+#include "runtime/object.h"
+
+struct kiln_kernel_arg_value {
+  bool set;
+  cl_mem mem;             /* global/constant pointer arguments: the object, or NULL */
+  uint64_t local_bytes;   /* __local pointer arguments: the size given */
+};
+
+/* Execution info an extension accepted through clSetKernelExecInfo (copied by clone). */
+#define KILN_KERNEL_EXEC_INFO_MAX 4
+
+struct _cl_kernel {
+  struct kiln_object obj;
+  cl_program program;     /* internal reference */
+  cl_context context;
+  size_t index;           /* in the program's executable */
+  const struct kiln_kernel_desc *desc;
+  kiln_launcher_fn launcher;
+  unsigned char *args;    /* desc->args_block_size bytes (by-value bytes; pointers filled at enqueue) */
+  struct kiln_kernel_arg_value *values; /* desc->num_args entries */
+  unsigned unset_args;
+  unsigned exec_info_count;
+  cl_kernel_exec_info exec_info_names[KILN_KERNEL_EXEC_INFO_MAX];
+  uint64_t exec_info_values[KILN_KERNEL_EXEC_INFO_MAX];
+};
+
+static inline bool kiln_kernel_is_valid(cl_kernel kernel) { return kiln_object_is_valid(kernel, KILN_OBJECT_KERNEL); }
+
+/* Extension hook for clSetKernelExecInfo names the core does not know (e.g.
+ * cl_arm_scheduling_controls' CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM). Return
+ * KILN_KERNEL_EXEC_INFO_NOT_MINE to let other handlers look, a CL error to reject, or
+ * CL_SUCCESS with *stored set to the value to record for the kernel (the core keeps it,
+ * copies it on clone, and kiln_kernel_exec_info_find returns it). */
+typedef cl_int (*kiln_kernel_exec_info_handler)(cl_kernel kernel, cl_kernel_exec_info name, size_t size,
+                                                const void *value, uint64_t *stored);
+#define KILN_KERNEL_EXEC_INFO_NOT_MINE 1
+/* Adds a handler (call from a constructor). Returns false when the table is full. */
+bool kiln_kernel_exec_info_handler_register(kiln_kernel_exec_info_handler handler);
+/* True and *value when an extension's exec info `name` was set on the kernel. */
+bool kiln_kernel_exec_info_find(cl_kernel kernel, cl_kernel_exec_info name, uint64_t *value);
+
+/* Local memory a launch of `kernel` needs per work-group: static __local variables, then
+ * each __local argument at KILN_LOCAL_MEM_ALIGN; fills the offsets into `args` when non-NULL. */
+uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args);
+
+/* CL_KERNEL_WORK_GROUP_SIZE and the device limits NDRange checks use. */
+size_t kiln_kernel_max_work_group_size(cl_kernel kernel);
+struct kiln_device_limits {
+  size_t max_work_group_size;
+  size_t max_work_item_sizes[3];
+  cl_ulong local_mem_size;
+  bool non_uniform_work_groups;     /* CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT */
+  size_t preferred_multiple;        /* the float vector width */
+};
+const struct kiln_device_limits *kiln_device_limits(cl_device_id device);
+
+#endif

@@ -1,0 +1,128 @@
+/* kernel_args.c: clSetKernelArg, the SVM-pointer and exec-info entry points (Kiln has no
+ * SVM; extensions may accept exec-info names through a handler table), and the layout of
+ * local memory for a launch. */
+#include "runtime/kernel.h"
+
+#include "runtime/memory.h"
+
+#include <string.h>
+
+static cl_int set_mem_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc *arg, struct kiln_kernel_arg_value *v,
+                          size_t arg_size, const void *arg_value) {
+  if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+  cl_mem mem = NULL;
+  if (arg_value) memcpy(&mem, arg_value, sizeof mem);
+  if (mem && (!kiln_mem_is_buffer(mem) || mem->context != kernel->context)) return CL_INVALID_MEM_OBJECT;
+  v->mem = mem;
+  (void)arg;
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                                               const void *arg_value) {
+  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  if (arg_index >= kernel->desc->num_args) return CL_INVALID_ARG_INDEX;
+  const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
+  struct kiln_kernel_arg_value *v = &kernel->values[arg_index];
+  cl_int err = CL_SUCCESS;
+  switch (arg->kind) {
+  case KILN_ARG_BY_VALUE:
+    if (!arg_value) return CL_INVALID_ARG_VALUE;
+    if (arg_size != arg->size) return CL_INVALID_ARG_SIZE;
+    memcpy(kernel->args + arg->offset, arg_value, arg_size);
+    break;
+  case KILN_ARG_GLOBAL_PTR:
+  case KILN_ARG_CONSTANT_PTR:
+    err = set_mem_arg(kernel, arg, v, arg_size, arg_value);
+    break;
+  case KILN_ARG_LOCAL_PTR:
+    if (arg_value) return CL_INVALID_ARG_VALUE;
+    if (arg_size == 0) return CL_INVALID_ARG_SIZE;
+    v->local_bytes = arg_size;
+    break;
+  case KILN_ARG_SAMPLER: /* the device has no images or samplers: no value can be valid */
+    if (arg_size != sizeof(cl_sampler)) return CL_INVALID_ARG_SIZE;
+    return CL_INVALID_SAMPLER;
+  case KILN_ARG_IMAGE:
+    if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+    return CL_INVALID_ARG_VALUE;
+  default:
+    return CL_INVALID_ARG_VALUE;
+  }
+  if (err != CL_SUCCESS) return err;
+  if (!v->set) {
+    v->set = true;
+    kernel->unset_args--;
+  }
+  return CL_SUCCESS;
+}
+
+uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args) {
+  const struct kiln_kernel_desc *desc = kernel->desc;
+  uint64_t at = desc->static_local_bytes;
+  for (uint32_t i = 0; i < desc->num_args; i++) {
+    if (desc->args[i].kind != KILN_ARG_LOCAL_PTR) continue;
+    at = (at + KILN_LOCAL_MEM_ALIGN - 1) & ~(uint64_t)(KILN_LOCAL_MEM_ALIGN - 1);
+    if (args) memcpy(args + desc->args[i].offset, &at, sizeof at);
+    at += kernel->values[i].local_bytes;
+  }
+  return at;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value) {
+  (void)arg_index, (void)arg_value;
+  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  return CL_INVALID_OPERATION; /* CL_DEVICE_SVM_CAPABILITIES is 0 */
+}
+
+#define EXEC_INFO_HANDLERS_MAX 4
+static kiln_kernel_exec_info_handler exec_info_handlers[EXEC_INFO_HANDLERS_MAX];
+static unsigned exec_info_handler_count;
+
+bool kiln_kernel_exec_info_handler_register(kiln_kernel_exec_info_handler handler) {
+  if (exec_info_handler_count == EXEC_INFO_HANDLERS_MAX) return false;
+  exec_info_handlers[exec_info_handler_count++] = handler;
+  return true;
+}
+
+bool kiln_kernel_exec_info_find(cl_kernel kernel, cl_kernel_exec_info name, uint64_t *value) {
+  for (unsigned i = 0; i < kernel->exec_info_count; i++) {
+    if (kernel->exec_info_names[i] == name) {
+      *value = kernel->exec_info_values[i];
+      return true;
+    }
+  }
+  return false;
+}
+
+static cl_int record_exec_info(cl_kernel kernel, cl_kernel_exec_info name, uint64_t value) {
+  for (unsigned i = 0; i < kernel->exec_info_count; i++) {
+    if (kernel->exec_info_names[i] == name) {
+      kernel->exec_info_values[i] = value;
+      return CL_SUCCESS;
+    }
+  }
+  if (kernel->exec_info_count == KILN_KERNEL_EXEC_INFO_MAX) return CL_OUT_OF_HOST_MEMORY;
+  kernel->exec_info_names[kernel->exec_info_count] = name;
+  kernel->exec_info_values[kernel->exec_info_count++] = value;
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
+                                                    size_t param_value_size, const void *param_value) {
+  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  switch (param_name) {
+  case CL_KERNEL_EXEC_INFO_SVM_PTRS:
+  case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
+    return CL_INVALID_OPERATION; /* no SVM */
+  default:
+    break;
+  }
+  for (unsigned i = 0; i < exec_info_handler_count; i++) {
+    uint64_t stored = 0;
+    cl_int err = exec_info_handlers[i](kernel, param_name, param_value_size, param_value, &stored);
+    if (err == KILN_KERNEL_EXEC_INFO_NOT_MINE) continue;
+    return err == CL_SUCCESS ? record_exec_info(kernel, param_name, stored) : err;
+  }
+  return CL_INVALID_VALUE;
+}

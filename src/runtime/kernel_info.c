@@ -1,0 +1,156 @@
+/* kernel_info.c: clGetKernelInfo, clGetKernelArgInfo, clGetKernelWorkGroupInfo and
+ * clGetKernelSubGroupInfo, and the device limits launches are checked against. */
+#include "runtime/kernel.h"
+
+#include "runtime/context.h"
+#include "runtime/info.h"
+#include "runtime/program.h"
+
+#include <pthread.h>
+
+static struct kiln_device_limits limits;
+static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
+static cl_device_id limits_device;
+
+/* The device's answers never change, so they are read once (clGetDeviceInfo is the one
+ * place that knows them). */
+static void limits_load(void) {
+  cl_device_id device = limits_device;
+  cl_bool non_uniform = CL_FALSE;
+  cl_uint float_width = 1;
+  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof limits.max_work_group_size,
+                  &limits.max_work_group_size, NULL);
+  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof limits.max_work_item_sizes,
+                  limits.max_work_item_sizes, NULL);
+  clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof limits.local_mem_size, &limits.local_mem_size, NULL);
+  clGetDeviceInfo(device, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, sizeof non_uniform, &non_uniform, NULL);
+  clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof float_width, &float_width, NULL);
+  limits.non_uniform_work_groups = non_uniform;
+  limits.preferred_multiple = float_width ? float_width : 1;
+}
+
+const struct kiln_device_limits *kiln_device_limits(cl_device_id device) {
+  limits_device = device; /* Kiln has one device */
+  pthread_once(&limits_once, limits_load);
+  return &limits;
+}
+
+size_t kiln_kernel_max_work_group_size(cl_kernel kernel) {
+  const struct kiln_kernel_desc *desc = kernel->desc;
+  const struct kiln_device_limits *l = kiln_device_limits(kernel->program->device);
+  if (desc->reqd_work_group_size[0]) {
+    uint64_t reqd = desc->reqd_work_group_size[0] * desc->reqd_work_group_size[1] * desc->reqd_work_group_size[2];
+    if (reqd < l->max_work_group_size) return (size_t)reqd;
+  }
+  return l->max_work_group_size;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size,
+                                                void *param_value, size_t *param_value_size_ret) {
+  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  switch (param_name) {
+  case CL_KERNEL_FUNCTION_NAME:
+    KILN_INFO_STRING(kernel->desc->name);
+  case CL_KERNEL_NUM_ARGS:
+    KILN_INFO_VALUE(cl_uint, kernel->desc->num_args);
+  case CL_KERNEL_REFERENCE_COUNT:
+    KILN_INFO_VALUE(cl_uint, atomic_load(&kernel->obj.api_refs));
+  case CL_KERNEL_CONTEXT:
+    KILN_INFO_VALUE(cl_context, kernel->context);
+  case CL_KERNEL_PROGRAM:
+    KILN_INFO_VALUE(cl_program, kernel->program);
+  case CL_KERNEL_ATTRIBUTES:
+    KILN_INFO_STRING(kernel->desc->attributes ? kernel->desc->attributes : "");
+  default:
+    return CL_INVALID_VALUE;
+  }
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_index, cl_kernel_arg_info param_name,
+                                                   size_t param_value_size, void *param_value,
+                                                   size_t *param_value_size_ret) {
+  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  if (arg_index >= kernel->desc->num_args) return CL_INVALID_ARG_INDEX;
+  const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
+  switch (param_name) {
+  case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+  case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+  case CL_KERNEL_ARG_TYPE_NAME:
+  case CL_KERNEL_ARG_TYPE_QUALIFIER:
+  case CL_KERNEL_ARG_NAME:
+    break;
+  default:
+    return CL_INVALID_VALUE;
+  }
+  /* Available only for programs built with -cl-kernel-arg-info (the flag is frozen while
+   * the kernel exists). */
+  if (!kernel->program->flags.kernel_arg_info) return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+  switch (param_name) {
+  case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+    KILN_INFO_VALUE(cl_kernel_arg_address_qualifier, arg->address_qualifier);
+  case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+    KILN_INFO_VALUE(cl_kernel_arg_access_qualifier, arg->access_qualifier);
+  case CL_KERNEL_ARG_TYPE_NAME:
+    KILN_INFO_STRING(arg->type_name ? arg->type_name : "");
+  case CL_KERNEL_ARG_TYPE_QUALIFIER:
+    KILN_INFO_VALUE(cl_kernel_arg_type_qualifier, arg->type_qualifier);
+  default: /* CL_KERNEL_ARG_NAME */
+    if (!arg->name) return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+    KILN_INFO_STRING(arg->name);
+  }
+}
+
+/* CL_INVALID_DEVICE unless `device` is the kernel's (NULL: its only device). */
+static bool device_ok(cl_kernel kernel, cl_device_id device) {
+  if (!device) return true; /* Kiln's programs have one device (a list may repeat it) */
+  return kiln_program_has_device(kernel->program, device);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
+                                                         cl_kernel_work_group_info param_name,
+                                                         size_t param_value_size, void *param_value,
+                                                         size_t *param_value_size_ret) {
+  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  if (!device_ok(kernel, device)) return CL_INVALID_DEVICE;
+  const struct kiln_kernel_desc *desc = kernel->desc;
+  switch (param_name) {
+  case CL_KERNEL_GLOBAL_WORK_SIZE: /* only for custom devices and built-in kernels */
+    return CL_INVALID_VALUE;
+  case CL_KERNEL_WORK_GROUP_SIZE:
+    KILN_INFO_VALUE(size_t, kiln_kernel_max_work_group_size(kernel));
+  case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: {
+    const size_t sizes[3] = {(size_t)desc->reqd_work_group_size[0], (size_t)desc->reqd_work_group_size[1],
+                             (size_t)desc->reqd_work_group_size[2]};
+    KILN_INFO_ARRAY(sizes, sizeof sizes);
+  }
+  case CL_KERNEL_LOCAL_MEM_SIZE:
+    KILN_INFO_VALUE(cl_ulong, kiln_kernel_local_mem_layout(kernel, NULL));
+  case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
+    KILN_INFO_VALUE(size_t, kiln_device_limits(kernel->program->device)->preferred_multiple);
+  case CL_KERNEL_PRIVATE_MEM_SIZE:
+    KILN_INFO_VALUE(cl_ulong, desc->private_bytes);
+  default:
+    return CL_INVALID_VALUE;
+  }
+}
+
+/* The device has no sub-groups (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0). */
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
+                                                        cl_kernel_sub_group_info param_name, size_t input_value_size,
+                                                        const void *input_value, size_t param_value_size,
+                                                        void *param_value, size_t *param_value_size_ret) {
+  (void)param_name, (void)input_value_size, (void)input_value, (void)param_value_size, (void)param_value,
+      (void)param_value_size_ret;
+  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  if (!device_ok(kernel, device)) return CL_INVALID_DEVICE;
+  return CL_INVALID_OPERATION;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfoKHR(cl_kernel kernel, cl_device_id device,
+                                                           cl_kernel_sub_group_info param_name,
+                                                           size_t input_value_size, const void *input_value,
+                                                           size_t param_value_size, void *param_value,
+                                                           size_t *param_value_size_ret) {
+  return clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size,
+                                 param_value, param_value_size_ret);
+}

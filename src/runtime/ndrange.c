@@ -1,0 +1,213 @@
+/* ndrange.c: clEnqueueNDRangeKernel and clEnqueueTask. The launch is validated in the
+ * spec's order, the geometry made final (a local size chosen when none is given), and the
+ * argument block snapshotted into the command with memory objects resolved to their
+ * storage (and held until the command completes). The command runs as one multi-batch
+ * job of the worker pool (device/cpu/ndrange_executor.h). */
+#include "runtime/command.h"
+#include "runtime/context.h"
+#include "runtime/kernel.h"
+#include "runtime/memory.h"
+#include "runtime/program.h"
+#include "runtime/queue.h"
+
+#include "device/cpu/ndrange_executor.h"
+
+#include <CL/cl_ext.h>
+#include <stdalign.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The command's payload: the launch, then (when it fits) the argument block inline. */
+#define ARGS_OFFSET ((sizeof(struct kiln_ndrange_launch) + 15u) & ~(size_t)15u)
+#define INLINE_ARGS_BYTES (KILN_COMMAND_PAYLOAD_BYTES - ARGS_OFFSET)
+_Static_assert(INLINE_ARGS_BYTES >= 64, "the payload keeps room for small argument blocks");
+/* By-value arguments wider than this may need more alignment than the inline payload's. */
+#define INLINE_MAX_VALUE_BYTES 16u
+/* Default cap on the work-items of a work-group Kiln picks itself. */
+#define AUTO_WORK_GROUP_ITEMS 256u
+
+static cl_int run_batch(struct kiln_command *command, size_t batch, unsigned worker_id) {
+  const struct kiln_ndrange_launch *launch = kiln_command_payload(command);
+  return kiln_ndrange_run_batch(launch, batch, worker_id) ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
+}
+
+static size_t largest_divisor_at_most(size_t n, size_t limit) {
+  if (limit >= n) return n;
+  for (size_t d = limit; d > 1; d--)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+/* A local size for a NULL local_work_size: uniform when required; otherwise a divisor when
+ * a reasonably large one exists, else full groups with a partial last one. */
+static void choose_local_size(const size_t *global, cl_uint work_dim, bool uniform, size_t max_group,
+                              const size_t *max_items, size_t *local) {
+  size_t budget = max_group < AUTO_WORK_GROUP_ITEMS ? max_group : AUTO_WORK_GROUP_ITEMS;
+  for (cl_uint d = 0; d < work_dim; d++) {
+    size_t limit = budget < max_items[d] ? budget : max_items[d];
+    if (limit == 0) limit = 1;
+    size_t best = largest_divisor_at_most(global[d], limit);
+    size_t full = global[d] < limit ? global[d] : limit;
+    if (!uniform && best * 4 < full) best = full;
+    local[d] = best;
+    budget /= best;
+    if (budget == 0) budget = 1;
+  }
+}
+
+/* The work-group size checks, in the spec's order. `local` is the final local size (the
+ * given one, or the required size when none was given). */
+static cl_int check_work_group(cl_kernel kernel, cl_uint work_dim, const size_t *global, const size_t *local,
+                               bool local_given, bool uniform, const struct kiln_device_limits *limits) {
+  const uint64_t *reqd = kernel->desc->reqd_work_group_size;
+  if (local_given) {
+    for (cl_uint d = 0; d < work_dim; d++)
+      if (local[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
+    if (reqd[0]) {
+      for (cl_uint d = 0; d < 3; d++)
+        if ((d < work_dim ? local[d] : 1) != reqd[d]) return CL_INVALID_WORK_GROUP_SIZE;
+    }
+    uint64_t items = 1;
+    for (cl_uint d = 0; d < work_dim; d++) items *= local[d];
+    if (items > kiln_kernel_max_work_group_size(kernel)) return CL_INVALID_WORK_GROUP_SIZE;
+  }
+  if (uniform)
+    for (cl_uint d = 0; d < work_dim; d++)
+      if (global[d] % local[d] != 0) return CL_INVALID_WORK_GROUP_SIZE;
+  if (local_given)
+    for (cl_uint d = 0; d < work_dim; d++)
+      if (local[d] > limits->max_work_item_sizes[d]) return CL_INVALID_WORK_ITEM_SIZE;
+  return CL_SUCCESS;
+}
+
+/* Checks every memory-object argument: still alive (the kernel does not retain them),
+ * aligned when a sub-buffer. */
+static cl_int check_mem_args(cl_kernel kernel, unsigned *mem_count) {
+  const struct kiln_kernel_desc *desc = kernel->desc;
+  unsigned count = 0;
+  for (uint32_t i = 0; i < desc->num_args; i++) {
+    enum kiln_arg_kind kind = desc->args[i].kind;
+    if (kind != KILN_ARG_GLOBAL_PTR && kind != KILN_ARG_CONSTANT_PTR) continue;
+    cl_mem mem = kernel->values[i].mem;
+    if (!mem) continue;
+    if (!kiln_mem_is_buffer(mem)) return CL_INVALID_KERNEL_ARGS; /* released since it was set */
+    cl_int err = kiln_mem_check_alignment(mem);
+    if (err != CL_SUCCESS) return err;
+    count++;
+  }
+  *mem_count = count;
+  return CL_SUCCESS;
+}
+
+static bool args_fit_inline(const struct kiln_kernel_desc *desc) {
+  if (desc->args_block_size > INLINE_ARGS_BYTES) return false;
+  for (uint32_t i = 0; i < desc->num_args; i++)
+    if (desc->args[i].kind == KILN_ARG_BY_VALUE && desc->args[i].size > INLINE_MAX_VALUE_BYTES) return false;
+  return true;
+}
+
+/* Copies the argument block into `args`, resolving memory objects to storage pointers
+ * and holding them, and laying out local memory. Returns the local bytes per group. */
+static uint64_t snapshot_args(cl_kernel kernel, struct kiln_command *command, unsigned char *args) {
+  const struct kiln_kernel_desc *desc = kernel->desc;
+  memcpy(args, kernel->args, desc->args_block_size);
+  for (uint32_t i = 0; i < desc->num_args; i++) {
+    enum kiln_arg_kind kind = desc->args[i].kind;
+    if (kind != KILN_ARG_GLOBAL_PTR && kind != KILN_ARG_CONSTANT_PTR) continue;
+    cl_mem mem = kernel->values[i].mem;
+    void *pointer = mem ? mem->storage : NULL;
+    memcpy(args + desc->args[i].offset, &pointer, sizeof pointer);
+    if (mem) kiln_command_hold(command, &mem->obj);
+  }
+  return kiln_kernel_local_mem_layout(kernel, args);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel,
+                                                       cl_uint work_dim, const size_t *global_work_offset,
+                                                       const size_t *global_work_size, const size_t *local_work_size,
+                                                       cl_uint num_events_in_wait_list,
+                                                       const cl_event *event_wait_list, cl_event *event) {
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  if (kernel->context != kiln_queue_context(command_queue)) return CL_INVALID_CONTEXT;
+  if (!kernel->launcher) return CL_INVALID_PROGRAM_EXECUTABLE;
+  if (kernel->unset_args) return CL_INVALID_KERNEL_ARGS;
+  const struct kiln_device_limits *limits = kiln_device_limits(kernel->program->device);
+  if (work_dim < 1 || work_dim > 3) return CL_INVALID_WORK_DIMENSION;
+
+  /* OpenCL 2.1+: a NULL or zero global size is a valid launch that does nothing. */
+  bool empty = !global_work_size;
+  for (cl_uint d = 0; !empty && d < work_dim; d++) empty = global_work_size[d] == 0;
+  if (global_work_offset && global_work_size)
+    for (cl_uint d = 0; d < work_dim; d++)
+      if (global_work_size[d] > SIZE_MAX - global_work_offset[d]) return CL_INVALID_GLOBAL_OFFSET;
+
+  bool uniform = kernel->program->flags.uniform_work_groups || !limits->non_uniform_work_groups;
+  const uint64_t *reqd = kernel->desc->reqd_work_group_size;
+  size_t local[3] = {1, 1, 1};
+  if (local_work_size) {
+    for (cl_uint d = 0; d < work_dim; d++) local[d] = local_work_size[d];
+  } else if (reqd[0]) {
+    for (cl_uint d = 0; d < work_dim; d++) local[d] = (size_t)reqd[d];
+  }
+  cl_int err;
+  if (!empty) {
+    if (!local_work_size && !reqd[0])
+      choose_local_size(global_work_size, work_dim, uniform, kiln_kernel_max_work_group_size(kernel),
+                        limits->max_work_item_sizes, local);
+    err = check_work_group(kernel, work_dim, global_work_size, local, local_work_size != NULL, uniform, limits);
+    if (err != CL_SUCCESS) return err;
+  } else if (local_work_size) {
+    size_t zeros[3] = {0, 0, 0};
+    err = check_work_group(kernel, work_dim, zeros, local, true, false, limits);
+    if (err != CL_SUCCESS) return err;
+  }
+  unsigned mem_count;
+  if ((err = check_mem_args(kernel, &mem_count)) != CL_SUCCESS) return err;
+  if ((err = kiln_command_check_wait_list(command_queue, num_events_in_wait_list, event_wait_list)) != CL_SUCCESS)
+    return err;
+  uint64_t local_bytes = kiln_kernel_local_mem_layout(kernel, NULL);
+  if (local_bytes > limits->local_mem_size) return CL_OUT_OF_RESOURCES;
+
+  /* An empty launch completes like a marker once its dependencies have. */
+  struct kiln_command *command =
+      kiln_command_create(command_queue, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);
+  if (!command) return err;
+  if (empty) return kiln_command_submit(command, num_events_in_wait_list, event_wait_list, event, CL_FALSE);
+
+  struct kiln_ndrange_launch *launch = kiln_command_payload(command);
+  unsigned char *args = (unsigned char *)launch + ARGS_OFFSET;
+  if (!args_fit_inline(kernel->desc))
+    args = kiln_command_side_alloc(command, kernel->desc->args_block_size, KILN_LOCAL_MEM_ALIGN);
+  if (!args || !kiln_command_reserve_holds(command, mem_count + 1)) {
+    kiln_command_discard(command);
+    return CL_OUT_OF_HOST_MEMORY;
+  }
+  kiln_command_hold(command, &kernel->obj); /* keeps the program and its code alive */
+  launch->local_mem_bytes = snapshot_args(kernel, command, args);
+  launch->args = args;
+  launch->launcher = kernel->launcher;
+  struct kiln_ndrange *range = &launch->range;
+  range->work_dim = work_dim;
+  range->reserved = 0;
+  for (cl_uint d = 0; d < 3; d++) {
+    bool used = d < work_dim;
+    range->global_offset[d] = used && global_work_offset ? global_work_offset[d] : 0;
+    range->global_size[d] = used ? global_work_size[d] : 1;
+    range->local_size[d] = used ? local[d] : 1;
+    range->num_groups[d] = (range->global_size[d] + range->local_size[d] - 1) / range->local_size[d];
+  }
+  uint64_t batch_groups = 0;
+  kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, &batch_groups);
+  size_t batches = kiln_ndrange_plan(launch, batch_groups);
+  kiln_command_set_batches(command, batches, run_batch);
+  return kiln_command_submit(command, num_events_in_wait_list, event_wait_list, event, CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel,
+                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                              cl_event *event) {
+  const size_t one = 1;
+  return clEnqueueNDRangeKernel(command_queue, kernel, 1, NULL, &one, &one, num_events_in_wait_list,
+                                event_wait_list, event);
+}

@@ -1,0 +1,222 @@
+/* program.c: creating, retaining and releasing program objects, and the entry points
+ * Kiln answers without a build (built-in kernels, IL, specialization constants, release
+ * callbacks). */
+#include "runtime/program.h"
+
+#include "runtime/context.h"
+#include "runtime/device.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void program_destroy(struct kiln_object *object) {
+  cl_program program = (cl_program)object;
+  if (program->jit) kiln_jit_free(program->jit);
+  if (program->module) kiln_module_free(program->module);
+  free(program->source);
+  free(program->options);
+  free(program->log);
+  free(program->kernel_names);
+  free(program->devices);
+  pthread_mutex_destroy(&program->lock);
+  cl_context context = program->context;
+  kiln_object_free(&program->obj);
+  kiln_object_release(&context->obj);
+}
+
+cl_program kiln_program_create(cl_context context, enum kiln_program_origin origin, cl_uint num_devices,
+                               const cl_device_id *devices, cl_int *errcode) {
+  if (!devices) {
+    num_devices = context->num_devices;
+    devices = context->devices;
+  }
+  cl_device_id *copy = malloc(num_devices * sizeof *copy);
+  cl_program program = copy ? kiln_object_alloc(KILN_OBJECT_PROGRAM, sizeof *program) : NULL;
+  if (!program) {
+    free(copy);
+    *errcode = CL_OUT_OF_HOST_MEMORY;
+    return NULL;
+  }
+  memcpy(copy, devices, num_devices * sizeof *copy);
+  program->num_devices = num_devices;
+  program->devices = copy;
+  program->context = context;
+  kiln_object_retain(&context->obj);
+  program->device = context->device;
+  program->origin = origin;
+  program->build_status = CL_BUILD_NONE;
+  pthread_mutex_init(&program->lock, NULL);
+  kiln_object_init(&program->obj, KILN_OBJECT_PROGRAM, program_destroy);
+  *errcode = CL_SUCCESS;
+  return program;
+}
+
+static bool device_flag(cl_device_id device, cl_device_info name) {
+  cl_bool value = CL_FALSE;
+  return clGetDeviceInfo(device, name, sizeof value, &value, NULL) == CL_SUCCESS && value;
+}
+
+bool kiln_program_compiler_available(cl_device_id device) {
+  return device_flag(device, CL_DEVICE_COMPILER_AVAILABLE);
+}
+
+bool kiln_program_linker_available(cl_device_id device) { return device_flag(device, CL_DEVICE_LINKER_AVAILABLE); }
+
+void kiln_program_kernel_attached_locked(cl_program program) {
+  program->kernel_objects++;
+  kiln_object_retain(&program->obj);
+}
+
+void kiln_program_kernel_detached(cl_program program) {
+  pthread_mutex_lock(&program->lock);
+  program->kernel_objects--;
+  pthread_mutex_unlock(&program->lock);
+  kiln_object_release(&program->obj);
+}
+
+static cl_program fail(cl_int *errcode_ret, cl_int err) {
+  if (errcode_ret) *errcode_ret = err;
+  return NULL;
+}
+
+CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings,
+                                                              const size_t *lengths, cl_int *errcode_ret) {
+  if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
+  if (count == 0 || !strings) return fail(errcode_ret, CL_INVALID_VALUE);
+  size_t total = 0;
+  for (cl_uint i = 0; i < count; i++) {
+    if (!strings[i]) return fail(errcode_ret, CL_INVALID_VALUE);
+    total += lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
+  }
+  char *source = malloc(total + 1);
+  if (!source) return fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+  /* The concatenation strips NULs inside strings whose length was given (CL_PROGRAM_SOURCE). */
+  size_t at = 0;
+  for (cl_uint i = 0; i < count; i++) {
+    size_t length = lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
+    for (size_t j = 0; j < length; j++)
+      if (strings[i][j] != '\0') source[at++] = strings[i][j];
+  }
+  source[at] = '\0';
+  cl_int err;
+  cl_program program = kiln_program_create(context, KILN_PROGRAM_FROM_SOURCE, 0, NULL, &err);
+  if (!program) {
+    free(source);
+    return fail(errcode_ret, err);
+  }
+  program->source = source;
+  program->source_length = at;
+  if (errcode_ret) *errcode_ret = CL_SUCCESS;
+  return program;
+}
+
+/* CL_INVALID_DEVICE unless every entry is a device of `context`. */
+static cl_int check_context_devices(cl_context context, cl_uint num_devices, const cl_device_id *device_list) {
+  for (cl_uint i = 0; i < num_devices; i++) {
+    bool found = false;
+    for (cl_uint j = 0; j < context->num_devices && !found; j++) found = context->devices[j] == device_list[i];
+    if (!found) return CL_INVALID_DEVICE;
+  }
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
+                                                              const cl_device_id *device_list, const size_t *lengths,
+                                                              const unsigned char **binaries, cl_int *binary_status,
+                                                              cl_int *errcode_ret) {
+  if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
+  if (!device_list || num_devices == 0) return fail(errcode_ret, CL_INVALID_VALUE);
+  cl_int err = check_context_devices(context, num_devices, device_list);
+  if (err != CL_SUCCESS) return fail(errcode_ret, err);
+  if (!lengths || !binaries) return fail(errcode_ret, CL_INVALID_VALUE);
+  bool missing = false;
+  for (cl_uint i = 0; i < num_devices; i++) {
+    bool bad = lengths[i] == 0 || !binaries[i];
+    if (binary_status) binary_status[i] = bad ? CL_INVALID_VALUE : CL_SUCCESS;
+    missing |= bad;
+  }
+  if (missing) return fail(errcode_ret, CL_INVALID_VALUE);
+
+  /* Every entry is checked (each gets its status); entries name the same device (a
+   * context may list it more than once), so the first binary is the one loaded. */
+  kiln_module *module = NULL;
+  char *options = NULL;
+  struct kiln_program_option_flags flags;
+  cl_int result = CL_SUCCESS;
+  for (cl_uint i = 0; i < num_devices; i++) {
+    kiln_module *m = NULL;
+    char *o = NULL;
+    struct kiln_program_option_flags f;
+    err = kiln_program_binary_decode(binaries[i], lengths[i], &m, &o, &f);
+    if (binary_status) binary_status[i] = err == CL_SUCCESS ? CL_SUCCESS : CL_INVALID_BINARY;
+    if (err != CL_SUCCESS) {
+      if (result == CL_SUCCESS || err != CL_INVALID_BINARY) result = err;
+    } else if (!module) {
+      module = m, options = o, flags = f;
+    } else {
+      kiln_module_free(m);
+      free(o);
+    }
+  }
+  if (result != CL_SUCCESS) {
+    if (module) kiln_module_free(module);
+    free(options);
+    return fail(errcode_ret, result);
+  }
+  cl_program program = kiln_program_create(context, KILN_PROGRAM_FROM_BINARY, num_devices, device_list, &err);
+  if (!program) {
+    kiln_module_free(module);
+    free(options);
+    return fail(errcode_ret, err);
+  }
+  program->module = module;
+  program->options = options;
+  program->flags = flags;
+  if (errcode_ret) *errcode_ret = CL_SUCCESS;
+  return program;
+}
+
+CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices,
+                                                                      const cl_device_id *device_list,
+                                                                      const char *kernel_names, cl_int *errcode_ret) {
+  if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
+  if (!device_list || num_devices == 0) return fail(errcode_ret, CL_INVALID_VALUE);
+  /* The device has no built-in kernels: every name (and NULL) is unsupported. */
+  if (!kernel_names) return fail(errcode_ret, CL_INVALID_VALUE);
+  cl_int err = check_context_devices(context, num_devices, device_list);
+  if (err != CL_SUCCESS) return fail(errcode_ret, err);
+  return fail(errcode_ret, CL_INVALID_VALUE);
+}
+
+CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length,
+                                                          cl_int *errcode_ret) {
+  (void)il, (void)length;
+  if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
+  return fail(errcode_ret, CL_INVALID_OPERATION); /* CL_DEVICE_IL_VERSION is empty */
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainProgram(cl_program program) {
+  return kiln_object_api_retain(program, KILN_OBJECT_PROGRAM, CL_INVALID_PROGRAM);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseProgram(cl_program program) {
+  return kiln_object_api_release(program, KILN_OBJECT_PROGRAM, CL_INVALID_PROGRAM);
+}
+
+/* Kiln supports no constructors or destructors for program-scope variables, so the spec's
+ * CL_INVALID_OPERATION applies to every valid program (the CTS checks exactly that). */
+CL_API_ENTRY cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program,
+                                                            void(CL_CALLBACK *pfn_notify)(cl_program, void *),
+                                                            void *user_data) {
+  (void)pfn_notify, (void)user_data;
+  if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
+  return CL_INVALID_OPERATION;
+}
+
+/* No IL support: CL_INVALID_OPERATION for every valid program. */
+CL_API_ENTRY cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id,
+                                                                   size_t spec_size, const void *spec_value) {
+  (void)spec_id, (void)spec_size, (void)spec_value;
+  if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
+  return CL_INVALID_OPERATION;
+}

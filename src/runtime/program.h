@@ -1,0 +1,93 @@
+/* program.h: program objects. A program holds its context (internal reference), its
+ * source or binary, and the result of the last build, compile or link: a compiled
+ * module (device/cpu/compiler/compiler.h) and, for executables, its JIT-compiled code.
+ * Kernels hold their program; while any kernel exists the build state is frozen
+ * (clBuildProgram / clCompileProgram refuse), so kernels may read it without the lock. */
+#ifndef KILN_RUNTIME_PROGRAM_H
+#define KILN_RUNTIME_PROGRAM_H
+
+#include "device/cpu/compiler/compiler.h"
+#include "runtime/object.h"
+
+#include <pthread.h>
+
+enum kiln_program_origin {
+  KILN_PROGRAM_FROM_SOURCE = 1,
+  KILN_PROGRAM_FROM_BINARY,
+  KILN_PROGRAM_FROM_LINK,
+};
+
+/* What the runtime needs to know about the options a module was built with. */
+struct kiln_program_option_flags {
+  bool uniform_work_groups;  /* OpenCL C 1.x (no -cl-std=CL2.0/CL3.0) or -cl-uniform-work-group-size */
+  bool kernel_arg_info;      /* -cl-kernel-arg-info */
+};
+
+struct _cl_program {
+  struct kiln_object obj;
+  cl_context context;              /* internal reference */
+  cl_device_id device;             /* Kiln's one device */
+  cl_uint num_devices;             /* CL_PROGRAM_DEVICES: the context's list or the one given */
+  cl_device_id *devices;
+  enum kiln_program_origin origin;
+  char *source;                    /* FROM_SOURCE: the concatenated strings, NUL-terminated */
+  size_t source_length;
+
+  pthread_mutex_t lock;            /* guards everything below */
+  cl_build_status build_status;
+  bool busy;                       /* a build, compile or link is running (CL_BUILD_IN_PROGRESS) */
+  char *options;                   /* of the last build/compile/link; NULL: "" */
+  char *log;                       /* NULL: "" */
+  kiln_module *module;             /* object, library or executable; NULL: none */
+  struct kiln_program_option_flags flags;
+  kiln_jit_program *jit;           /* the executable's code (NULL unless one is built) */
+  char *kernel_names;              /* "a;b;c" once an executable exists */
+  unsigned kernel_objects;         /* live kernel objects created from this program */
+  unsigned link_readers;           /* running links reading `module` as an input */
+};
+
+static inline bool kiln_program_is_valid(cl_program program) {
+  return kiln_object_is_valid(program, KILN_OBJECT_PROGRAM);
+}
+
+/* Allocates and registers a program in a valid context (build status CL_BUILD_NONE) for
+ * `devices` (NULL: the context's devices). */
+cl_program kiln_program_create(cl_context context, enum kiln_program_origin origin, cl_uint num_devices,
+                               const cl_device_id *devices, cl_int *errcode);
+/* CL_INVALID_DEVICE unless `device` is one of the program's devices. */
+static inline bool kiln_program_has_device(cl_program program, cl_device_id device) {
+  for (cl_uint i = 0; i < program->num_devices; i++)
+    if (program->devices[i] == device) return true;
+  return false;
+}
+
+/* True when the program has a successfully built executable (caller holds the lock or
+ * knows the state is frozen by a kernel). */
+static inline bool kiln_program_has_executable_locked(cl_program program) {
+  return program->jit != NULL && program->build_status == CL_BUILD_SUCCESS;
+}
+
+/* The device's CL_DEVICE_COMPILER_AVAILABLE / CL_DEVICE_LINKER_AVAILABLE. */
+bool kiln_program_compiler_available(cl_device_id device);
+bool kiln_program_linker_available(cl_device_id device);
+
+/* program_build.c: option strings. */
+struct kiln_program_option_flags kiln_program_parse_option_flags(const char *options);
+/* True when `options` holds `option` as a whole token. */
+bool kiln_program_options_have(const char *options, const char *option);
+
+/* Installs the result of a build/compile/link (takes ownership of module and log) and
+ * loads the executable's code. Returns CL_SUCCESS or the failure to report. */
+cl_int kiln_program_install_module(cl_program program, kiln_module *module, struct kiln_program_option_flags flags);
+
+/* program_binary.c: Kiln's program binary = a small header (format version, the build
+ * options and their flags) followed by the compiler's serialized module. */
+cl_int kiln_program_binary_encode(cl_program program, void **bytes, size_t *size);
+cl_int kiln_program_binary_decode(const void *bytes, size_t size, kiln_module **module, char **options,
+                                  struct kiln_program_option_flags *flags);
+
+/* Kernel objects call these when they are created (program lock held) / destroyed. */
+void kiln_program_kernel_attached_locked(cl_program program);
+void kiln_program_kernel_detached(cl_program program);
+
+#endif

@@ -1,0 +1,75 @@
+/* Test kernel for test_builtins_coverage.c: calls a representative of every builtin family
+ * clang declares for the device's features (all OpenCL C versions), so that linking with
+ * the builtin library shows any declared-but-undefined builtin. */
+kernel void coverage(global float *g, local float *l, global int *gi, global double *gd, global half *h,
+                     local int *li, volatile global int *vi, volatile local uint *vl, global long *gl,
+                     global uchar *gc, global ulong *gu) {
+  size_t id = get_global_id(0) + get_local_id(1) + get_group_id(2) + get_global_size(0) + get_local_size(0) +
+              get_num_groups(0) + get_global_offset(0) + get_work_dim();
+#if __OPENCL_C_VERSION__ >= 200
+  id += get_enqueued_local_size(0) + get_global_linear_id() + get_local_linear_id() + ctz(gi[1]);
+#endif
+  float t; int e; double td;
+  float4 v = vload4(id, g);
+  g[0] = fract(g[1], &t) + t + frexp(g[3], &e) + e + modf(g[4], &t) + sincos(g[5], &t) + remquo(g[6], g[7], &e) +
+         lgamma_r(g[8], &e) + fract(g[1], l) + sin(g[2]) + native_exp(g[3]) + half_log(g[4]) + rootn(g[5], 3) +
+         pown(g[6], 2) + powr(g[7], 2.0f) + ldexp(g[8], 3) + ilogb(g[9]) + nan(1u) + mad(g[1], g[2], g[3]) +
+         clamp(g[1], 0.0f, 1.0f) + mix(g[1], g[2], 0.5f) + smoothstep(0.0f, 1.0f, g[3]) + sign(g[4]) +
+         degrees(g[5]) + step(0.5f, g[6]) + dot(v, v) + length(v) + distance(v, v) + fast_length(v) +
+         normalize(v).x + cross(v, v).y + isnan(g[1]) + isequal(g[2], g[3]) + select(g[1], g[2], 1) +
+         bitselect(g[1], g[2], g[3]) + any((int4)1) + all((int4)1) + signbit(g[1]) + isnormal(g[2]);
+  gd[0] = fract(gd[1], &td) + sincos(gd[2], &td) + exp(gd[3]) + rootn(gd[4], 5) + length((double3)gd[5]) +
+          vload_half(1, h) + convert_double_rtz(gl[0]) + isfinite(gd[6]);
+  gi[0] = abs(gi[1]) + clz(gi[2]) + popcount(gi[3]) + mad_sat(gi[4], gi[5], gi[6]) + rotate(gi[7], 3) +
+          upsample((short)gi[1], (ushort)gi[2]) + mul24(gi[3], gi[4]) + add_sat(gi[5], 1) + hadd(gi[6], 2) +
+          convert_int_sat_rtn(g[9]) + convert_int4_rte(v).x + as_int(g[0]) + mul_hi(gi[2], 3);
+  gu[0] = mad_hi(gu[1], gu[2], gu[3]) + convert_ulong_sat(gd[7]) + abs_diff(gl[1], gl[2]);
+  gc[0] = convert_uchar_sat(gi[9]) + rhadd(gc[1], gc[2]) + sub_sat(gc[3], gc[4]);
+  vstore4(v, 1, l);
+  vstore_half_rtz(g[6], 0, h);
+  vstorea_half4_rte(v, 0, h);
+  vstore_half_rtn(gd[1], 2, h);
+  v = vloada_half4(0, h) + vload_half4(1, h);
+  int4 mi = shuffle((int4)(gi[0]), (uint4)(1, 0, 3, 2));
+  v = shuffle2(v, v, (uint4)(1, 0, 7, 2)) + convert_float4_rtp(mi);
+  vstore4(v, 2, g);
+  gi[1] = atomic_add(vi, 1) + atomic_inc(vl) + atom_add(vi, 2) + atomic_cmpxchg(vi, 1, 2) + atomic_min(vi, 3) +
+          atomic_xor(vl, 1u) + atom_cmpxchg(vi, 1, 2);
+  g[7] = atomic_xchg((volatile global float *)g, 2.0f);
+  gl[0] = atom_add((volatile global long *)gl, 3L) + atom_min((volatile global ulong *)gu, 3UL) +
+          atom_xchg((volatile local long *)li, 2L);
+  event_t ev = async_work_group_copy(l, g, 16, 0);
+  wait_group_events(1, &ev);
+  ev = async_work_group_strided_copy(g, l, 4, 2, 0);
+  wait_group_events(1, &ev);
+  prefetch(g, 4);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+  write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+#if __OPENCL_C_VERSION__ >= 200
+  work_group_barrier(CLK_GLOBAL_MEM_FENCE);
+  work_group_barrier(CLK_GLOBAL_MEM_FENCE, memory_scope_work_group);
+  atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_seq_cst, memory_scope_device);
+  global atomic_int *a = (global atomic_int *)gi;
+  local atomic_int *la = (local atomic_int *)li;
+  int expected = 0;
+  atomic_init(a, 1);
+  gi[2] = atomic_fetch_add_explicit(a, 1, memory_order_relaxed, memory_scope_device) +
+          atomic_load_explicit(la, memory_order_acquire, memory_scope_work_group) +
+          atomic_compare_exchange_strong_explicit(a, &expected, 2, memory_order_seq_cst, memory_order_relaxed,
+                                                  memory_scope_device) +
+          atomic_flag_test_and_set_explicit((global atomic_flag *)gi, memory_order_seq_cst, memory_scope_device);
+  atomic_store_explicit((global atomic_double *)gd, 1.0, memory_order_release, memory_scope_device);
+  gu[1] = atomic_fetch_max_explicit((global atomic_ulong *)gu, 5UL, memory_order_acq_rel, memory_scope_device);
+#endif
+#if __OPENCL_C_VERSION__ == 200
+  /* Without an address space qualifier (generic) and without order/scope. */
+  atomic_store(a, 2);
+  gi[3] = atomic_load(a) + atomic_fetch_sub(a, 1) + atomic_exchange(a, 3) + atomic_compare_exchange_weak(a, &expected, 1) +
+          atomic_flag_test_and_set((global atomic_flag *)gi) + atomic_fetch_or_explicit(a, 1, memory_order_relaxed);
+  atomic_flag_clear((global atomic_flag *)gi);
+  float *gp = (float *)g;
+  g[8] = fract(g[1], gp) + vload2(0, gp).x;
+#endif
+}

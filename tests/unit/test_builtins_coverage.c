@@ -1,0 +1,63 @@
+/* Links a kernel calling a representative of every builtin family (builtins/coverage.cl),
+ * compiled with the user-kernel flags of compiler/clang_flags.h for OpenCL C 1.2, 2.0 and
+ * 3.0, with the builtin library, and checks that what stays undefined is only what the
+ * library documents as external: the __kiln_* intrinsics, SLEEF and the C math library. */
+#include "builtins/harness.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+static void check_std(const char *std) {
+  char tmp[] = "/tmp/kiln_bt_cov_XXXXXX";
+  assert_non_null(mkdtemp(tmp));
+  char path[4200];
+  snprintf(path, sizeof path, "%s/builtins.bc", tmp);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fwrite(kiln_builtins_bitcode, 1, kiln_builtins_bitcode_size, f);
+  fclose(f);
+  char cmd[16384];
+  snprintf(cmd, sizeof cmd,
+           "cd %s && clang-19 -target " KILN_CLANG_TRIPLE " -x cl -cl-std=%s -Xclang -fdeclare-opencl-builtins "
+           "-Xclang -finclude-default-header -Xclang -cl-ext=" KILN_CLANG_CL_EXT " -U__SPIR__ -U__SPIR64__ -O0 "
+           "-emit-llvm -c %s/coverage.cl -o k.bc && llvm-link-19 k.bc builtins.bc -o linked.bc && "
+           "llvm-nm-19 --undefined-only linked.bc | awk '{print $2}'",
+           tmp, std, kiln_bt_source_dir());
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  void *libm = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
+  assert_non_null(libm);
+  char name[512];
+  int undefined = 0, external = 0;
+  while (fgets(name, sizeof name, p)) {
+    name[strcspn(name, "\n")] = '\0';
+    ++external;
+    if (!strncmp(name, "__kiln_", 7) || !strncmp(name, "Sleef_", 6)) continue;
+    if (strncmp(name, "_Z", 2) != 0 && dlsym(libm, name)) continue;
+    print_error("%s: undefined %s\n", std, name);
+    ++undefined;
+  }
+  int rc = pclose(p);
+  dlclose(libm);
+  print_message("  %s: %d external symbols, %d not provided\n", std, external, undefined);
+  assert_int_equal(rc, 0);
+  assert_true(external > 0); /* the intrinsics at least */
+  assert_int_equal(undefined, 0);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void test_cl12(void **state) { (void)state; check_std("CL1.2"); }
+static void test_cl20(void **state) { (void)state; check_std("CL2.0"); }
+static void test_cl30(void **state) { (void)state; check_std("CL3.0"); }
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_cl12),
+    cmocka_unit_test(test_cl20),
+    cmocka_unit_test(test_cl30),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

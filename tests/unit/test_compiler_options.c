@@ -1,0 +1,110 @@
+/* The compiler's option checking (OpenCL 3.0 "Compiler Options" / "Linker Options") and
+ * the program binary envelope (magic, versions, checksum). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "device/cpu/compiler/compiler.h"
+#include "device/cpu/compiler/module_binary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void check_option(const char *options, bool for_link, int expected, const char *in_log) {
+  char *log = NULL;
+  int status = kiln_compiler_check_options(options, for_link, &log);
+  if (status != expected) print_error("options '%s' (link %d): got %d, log: %s\n", options, for_link, status, log);
+  assert_int_equal(status, expected);
+  assert_non_null(log);
+  if (in_log) assert_non_null(strstr(log, in_log));
+  free(log);
+}
+
+static void compile_options_accepted(void **state) {
+  (void)state;
+  static const char *const ok[] = {
+      "", "   ", NULL, "-D FOO", "-DFOO", "-D FOO=1 -DBAR=2", "-D \"X=a b\"", "-I /tmp", "-I/tmp",
+      "-cl-single-precision-constant", "-cl-denorms-are-zero", "-cl-fp32-correctly-rounded-divide-sqrt",
+      "-cl-opt-disable", "-cl-mad-enable", "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations",
+      "-cl-finite-math-only", "-cl-fast-relaxed-math", "-cl-uniform-work-group-size", "-cl-no-subgroup-ifp",
+      "-w", "-Werror", "-cl-std=CL1.0", "-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL3.0", "-cl-kernel-arg-info",
+      "-g", "-cl-strict-aliasing", "-cl-mad-enable -cl-std=CL3.0 -D N=4 -Werror",
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) check_option(ok[i], false, KILN_COMPILE_OK, NULL);
+}
+
+static void compile_options_rejected(void **state) {
+  (void)state;
+  check_option("-cl-std=CL2.0", false, KILN_COMPILE_INVALID_OPTIONS, "-cl-std=CL2.0");
+  check_option("-cl-std=CL4.0", false, KILN_COMPILE_INVALID_OPTIONS, "-cl-std=CL4.0");
+  check_option("-cl-std=", false, KILN_COMPILE_INVALID_OPTIONS, "-cl-std=");
+  check_option("-O3", false, KILN_COMPILE_INVALID_OPTIONS, "-O3");
+  check_option("-cl-mad-enable -foo", false, KILN_COMPILE_INVALID_OPTIONS, "-foo");
+  check_option("-D", false, KILN_COMPILE_INVALID_OPTIONS, "-D");
+  check_option("-I", false, KILN_COMPILE_INVALID_OPTIONS, "-I");
+  check_option("-create-library", false, KILN_COMPILE_INVALID_OPTIONS, "-create-library");
+  check_option("-cl-fast-relaxed-maths", false, KILN_COMPILE_INVALID_OPTIONS, "-cl-fast-relaxed-maths");
+}
+
+static void link_options(void **state) {
+  (void)state;
+  static const char *const ok[] = {
+      "", "-create-library", "-create-library -enable-link-options", "-cl-denorms-are-zero",
+      "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations", "-cl-finite-math-only",
+      "-cl-fast-relaxed-math", "-cl-no-subgroup-ifp",
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) check_option(ok[i], true, KILN_COMPILE_OK, NULL);
+  check_option("-enable-link-options", true, KILN_COMPILE_INVALID_OPTIONS, "-enable-link-options");
+  check_option("-D X", true, KILN_COMPILE_INVALID_OPTIONS, "-D");
+  check_option("-cl-std=CL1.2", true, KILN_COMPILE_INVALID_OPTIONS, "-cl-std=CL1.2");
+  check_option("-cl-opt-disable", true, KILN_COMPILE_INVALID_OPTIONS, "-cl-opt-disable");
+}
+
+static void binary_envelope(void **state) {
+  (void)state;
+  const char payload[] = "some bitcode bytes";
+  void *bytes = NULL;
+  size_t size = 0;
+  assert_int_equal(kiln_binary_wrap(KILN_MODULE_LIBRARY, payload, sizeof payload, &bytes, &size), 0);
+  assert_int_equal(size, KILN_BINARY_HEADER_SIZE + sizeof payload);
+  assert_memory_equal(bytes, "KILNBIN", 8);
+
+  uint32_t kind = 0;
+  const void *p = NULL;
+  size_t n = 0;
+  const char *why = NULL;
+  assert_int_equal(kiln_binary_unwrap(bytes, size, &kind, &p, &n, &why), 0);
+  assert_int_equal(kind, KILN_MODULE_LIBRARY);
+  assert_int_equal(n, sizeof payload);
+  assert_memory_equal(p, payload, sizeof payload);
+
+  unsigned char *b = bytes;
+  b[size - 3] ^= 0x40; /* corrupt payload */
+  assert_int_equal(kiln_binary_unwrap(bytes, size, &kind, &p, &n, &why), KILN_COMPILE_INVALID_BINARY);
+  assert_non_null(strstr(why, "checksum"));
+  b[size - 3] ^= 0x40;
+  assert_int_equal(kiln_binary_unwrap(bytes, size - 1, &kind, &p, &n, &why), KILN_COMPILE_INVALID_BINARY);
+  assert_int_equal(kiln_binary_unwrap(bytes, 10, &kind, &p, &n, &why), KILN_COMPILE_INVALID_BINARY);
+  b[20] ^= 1; /* Kiln version */
+  assert_int_equal(kiln_binary_unwrap(bytes, size, &kind, &p, &n, &why), KILN_COMPILE_INVALID_BINARY);
+  assert_non_null(strstr(why, "Kiln version"));
+  b[20] ^= 1;
+  b[0] = 'X';
+  assert_int_equal(kiln_binary_unwrap(bytes, size, &kind, &p, &n, &why), KILN_COMPILE_INVALID_BINARY);
+  free(bytes);
+  /* FNV-1a 64 reference values */
+  assert_true(kiln_fnv1a64("", 0) == 0xcbf29ce484222325ull);
+  assert_true(kiln_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(compile_options_accepted),
+      cmocka_unit_test(compile_options_rejected),
+      cmocka_unit_test(link_options),
+      cmocka_unit_test(binary_envelope),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
