@@ -1,6 +1,6 @@
 /* kiln_demo: an ordinary OpenCL program (linked against the system ICD loader) that
- * finds the Kiln platform, prints what it reports, and moves data through buffers with
- * events across two queues, checking every byte it gets back. */
+ * finds the Kiln platform, prints what it reports, moves data through buffers with events
+ * across two queues, and runs a kernel with barriers, checking every value it gets back. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
@@ -83,6 +83,53 @@ int main(void) {
   CHECK(clGetEventProfilingInfo(copied, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL));
   printf("copied %zu MiB in %.3f ms across two queues; %zu wrong values\n", N * sizeof(cl_uint) >> 20,
          (double)(end - start) / 1e6, wrong);
+
+  /* A real kernel: each work-group sums its slice of b in local memory (with barriers) and
+   * writes one partial sum; the host checks every partial. */
+  static const char *source =
+      "kernel void partial_sums(global const uint *in, global ulong *out, local ulong *scratch) {\n"
+      "  size_t lid = get_local_id(0), n = get_local_size(0);\n"
+      "  scratch[lid] = in[get_global_id(0)];\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  for (size_t s = n / 2; s > 0; s /= 2) {\n"
+      "    if (lid < s) scratch[lid] += scratch[lid + s];\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  }\n"
+      "  if (lid == 0) out[get_group_id(0)] = scratch[0];\n"
+      "}\n";
+  cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+  CHECK(err);
+  err = clBuildProgram(program, 1, &device, NULL, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    char log[8192] = "";
+    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+    fprintf(stderr, "%s\n", log);
+    CHECK(err);
+  }
+  cl_kernel kernel = clCreateKernel(program, "partial_sums", &err);
+  CHECK(err);
+  enum { LOCAL = 256, GROUPS = N / LOCAL };
+  cl_mem sums = clCreateBuffer(context, CL_MEM_WRITE_ONLY, GROUPS * sizeof(cl_ulong), NULL, &err);
+  CHECK(err);
+  CHECK(clSetKernelArg(kernel, 0, sizeof b, &b));
+  CHECK(clSetKernelArg(kernel, 1, sizeof sums, &sums));
+  CHECK(clSetKernelArg(kernel, 2, LOCAL * sizeof(cl_ulong), NULL));
+  size_t global = N, local = LOCAL;
+  CHECK(clEnqueueNDRangeKernel(work, kernel, 1, NULL, &global, &local, 0, NULL, NULL));
+  cl_ulong *partial = malloc(GROUPS * sizeof *partial);
+  CHECK(clEnqueueReadBuffer(work, sums, CL_TRUE, 0, GROUPS * sizeof(cl_ulong), partial, 0, NULL, NULL));
+  size_t wrong_sums = 0;
+  for (size_t g = 0; g < GROUPS; g++) {
+    cl_ulong expected = 0;
+    for (size_t i = g * LOCAL; i < (g + 1) * LOCAL; i++) expected += result[i];
+    wrong_sums += partial[g] != expected;
+  }
+  printf("kernel partial_sums: %d work-groups of %d with barriers; %zu wrong sums\n", GROUPS, LOCAL, wrong_sums);
+  wrong += wrong_sums;
+  free(partial);
+  CHECK(clReleaseMemObject(sums));
+  CHECK(clReleaseKernel(kernel));
+  CHECK(clReleaseProgram(program));
 
   CHECK(clReleaseEvent(uploaded));
   CHECK(clReleaseEvent(copied));
