@@ -56,15 +56,35 @@ static const cl_name_version opencl_c_all_versions[] = {
 };
 
 /* The platform's extensions apply to every device; of those, cl_khr_extended_versioning has
- * device queries and is listed here. Of the five OpenCL C 1.1 extensions every 1.1+ device
- * must return, only those the builtin library implements are listed: the int32 atomics
- * follow when src/device/cpu/builtins/ has them, so the device never advertises what it
- * cannot do. Keep the string and the array in step. */
+ * device queries and is listed here. The others are kernel-language features implemented by
+ * the compiler and the builtin library (src/device/cpu/builtins/); the compiler enables the
+ * same set (src/device/cpu/compiler/clang_flags.h). Keep the string and the array in step. */
 static const cl_name_version device_extensions[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_byte_addressable_store"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_global_int32_base_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_global_int32_extended_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_local_int32_base_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_local_int32_extended_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_int64_base_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_int64_extended_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp64"},
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_extended_versioning"},
 };
-static const char device_extensions_string[] = "cl_khr_byte_addressable_store cl_khr_extended_versioning";
+static const char device_extensions_string[] =
+    "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics cl_khr_global_int32_extended_atomics "
+    "cl_khr_local_int32_base_atomics cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
+    "cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_extended_versioning";
+
+/* The optional OpenCL C 3.0 features the compiler enables (clang_flags.h). */
+static const cl_name_version opencl_c_features[] = {
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_program_scope_global_variables"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_acq_rel"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_seq_cst"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_device"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_all_devices"},
+};
 
 static cl_ulong device_global_mem_cache_size(const struct kiln_cpu_topology *t) {
   return t->l3_cache_bytes ? t->l3_cache_bytes : t->l2_cache_bytes ? t->l2_cache_bytes : t->l1d_cache_bytes;
@@ -119,7 +139,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
     KILN_INFO_STRING(device_extensions_string);
   case CL_DEVICE_EXTENSIONS_WITH_VERSION:
     KILN_INFO_ARRAY(device_extensions, sizeof device_extensions);
-  case CL_DEVICE_OPENCL_C_FEATURES: /* no optional feature yet: empty array */
+  case CL_DEVICE_OPENCL_C_FEATURES:
+    KILN_INFO_ARRAY(opencl_c_features, sizeof opencl_c_features);
   case CL_DEVICE_ILS_WITH_VERSION:
   case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION:
     KILN_INFO_ARRAY(NULL, 0);
@@ -166,16 +187,18 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
     KILN_INFO_VALUE(cl_uint, device_vector_widths().float_);
-  case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE: /* 0 until cl_khr_fp64 is advertised */
+  case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE: /* as wide as long: both are 64-bit lanes */
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
+    KILN_INFO_VALUE(cl_uint, device_vector_widths().long_);
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:   /* 0 without cl_khr_fp16 */
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
     KILN_INFO_VALUE(cl_uint, 0);
   case CL_DEVICE_SINGLE_FP_CONFIG:
     KILN_INFO_VALUE(cl_device_fp_config, CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST |
                                              CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_FMA);
-  case CL_DEVICE_DOUBLE_FP_CONFIG:
-    KILN_INFO_VALUE(cl_device_fp_config, 0);
+  case CL_DEVICE_DOUBLE_FP_CONFIG: /* cl_khr_fp64's required set: IEEE double on the host */
+    KILN_INFO_VALUE(cl_device_fp_config, CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
+                                             CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM);
   case CL_DEVICE_EXECUTION_CAPABILITIES:
     KILN_INFO_VALUE(cl_device_exec_capabilities, CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL);
   case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES: /* == CL_DEVICE_QUEUE_PROPERTIES */
@@ -221,22 +244,29 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
     KILN_INFO_VALUE(cl_bool, CL_TRUE);
   case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
     KILN_INFO_VALUE(cl_bool, CL_TRUE);
-  /* Program-scope global variables are an optional 3.0 feature Kiln lacks: both must be 0. */
+  /* Program-scope global variables live in JIT memory; the limits are the spec's minimum
+   * (64 KiB per variable) and a generous preferred total. */
   case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
+    KILN_INFO_VALUE(size_t, 64 * 1024);
   case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
-    KILN_INFO_VALUE(size_t, 0);
+    KILN_INFO_VALUE(size_t, 16 * 1024 * 1024);
   case CL_DEVICE_SVM_CAPABILITIES:
     KILN_INFO_VALUE(cl_device_svm_capabilities, 0);
   case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT: /* 0: natural alignment */
   case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
   case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
     KILN_INFO_VALUE(cl_uint, 0);
-  /* The minimum OpenCL 3.0 mandates. */
+  /* Host atomics give every order at every scope (matching the __opencl_c_atomic_* features). */
   case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
-    KILN_INFO_VALUE(cl_device_atomic_capabilities, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
+    KILN_INFO_VALUE(cl_device_atomic_capabilities,
+                    CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_ORDER_SEQ_CST |
+                        CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP | CL_DEVICE_ATOMIC_SCOPE_DEVICE |
+                        CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES);
   case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
-    KILN_INFO_VALUE(cl_device_atomic_capabilities, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
-                                                       CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
+    KILN_INFO_VALUE(cl_device_atomic_capabilities,
+                    CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_ORDER_SEQ_CST |
+                        CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
+                        CL_DEVICE_ATOMIC_SCOPE_DEVICE | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES);
 
   /* Images: not supported, so every limit is 0. */
   case CL_DEVICE_IMAGE_SUPPORT:

@@ -158,9 +158,10 @@ static void test_shuffle(void **state) {
   for (size_t i = 0; i < 512; ++i) xf[i] = (float)i;
   KILN_BT_RUN_1D(lib, k3_fn, "t_shuffle2", 32, 16, xf, m, rf);
   for (size_t i = 0; i < 512; ++i) assert_true(rf[i] == xf[(i / 16) * 16 + (m[i] & 15)]);
-  static int8_t xc[512], rc[64];
+  /* 32 work-items, each shuffling two char16 loaded from 32 consecutive chars. */
+  static int8_t xc[32 * 32], rc[64];
   static uint8_t mc[64];
-  for (size_t i = 0; i < 512; ++i) xc[i] = (int8_t)next_random();
+  for (size_t i = 0; i < sizeof xc; ++i) xc[i] = (int8_t)next_random();
   for (size_t i = 0; i < 64; ++i) mc[i] = (uint8_t)next_random();
   KILN_BT_RUN_1D(lib, k3_fn, "t_shuffle2_char", 32, 16, xc, mc, rc);
   for (size_t i = 0; i < 64; ++i) assert_int_equal(rc[i], xc[(i / 2) * 32 + (mc[i] & 31)]);
