@@ -3,6 +3,7 @@
  * sub-groups yet); unknown names go to the extension providers. */
 #include "runtime/device.h"
 
+#include "device/cpu/printf_buffer.h" /* KILN_PRINTF_BUFFER_SIZE: the per-launch buffer */
 #include "device/cpu/topology.h"
 #include "runtime/device_info_providers.h"
 #include "runtime/info.h"
@@ -15,7 +16,6 @@
  * the spec's minimum and fits a typical L2 alongside the work-group's other data. */
 #define KILN_LOCAL_MEM_SIZE (64u * 1024u)
 #define KILN_MAX_CONSTANT_BUFFER_SIZE (64u * 1024u)
-#define KILN_PRINTF_BUFFER_SIZE (1024u * 1024u)
 /* Not conformant yet: year 0000 says "never passed"; month and day must still be valid
  * dates because the CTS checks the vYYYY-MM-DD-XX format. */
 #define KILN_CONFORMANCE_VERSION "v0000-01-01-00"

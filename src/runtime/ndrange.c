@@ -21,6 +21,9 @@
 #define ARGS_OFFSET ((sizeof(struct kiln_ndrange_launch) + 15u) & ~(size_t)15u)
 #define INLINE_ARGS_BYTES (KILN_COMMAND_PAYLOAD_BYTES - ARGS_OFFSET)
 _Static_assert(INLINE_ARGS_BYTES >= 64, "the payload keeps room for small argument blocks");
+_Static_assert(INLINE_ARGS_BYTES >= sizeof(struct kiln_printf_buffer) &&
+                   ARGS_OFFSET % _Alignof(struct kiln_printf_buffer) == 0,
+               "a printf buffer fits in place of the inline arguments");
 /* By-value arguments wider than this may need more alignment than the inline payload's. */
 #define INLINE_MAX_VALUE_BYTES 16u
 /* Default cap on the work-items of a work-group Kiln picks itself. */
@@ -177,7 +180,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
 
   struct kiln_ndrange_launch *launch = kiln_command_payload(command);
   unsigned char *args = (unsigned char *)launch + ARGS_OFFSET;
-  if (!args_fit_inline(kernel->desc))
+  /* A kernel that calls printf keeps its printf buffer where the arguments would go. */
+  bool uses_printf = kernel->desc->uses_printf;
+  launch->printf_buffer = uses_printf ? (struct kiln_printf_buffer *)args : NULL;
+  if (uses_printf || !args_fit_inline(kernel->desc))
     args = kiln_command_side_alloc(command, kernel->desc->args_block_size, KILN_LOCAL_MEM_ALIGN);
   if (!args || !kiln_command_reserve_holds(command, mem_count + 1)) {
     kiln_command_discard(command);
@@ -200,6 +206,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
   uint64_t batch_groups = 0;
   kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, &batch_groups);
   size_t batches = kiln_ndrange_plan(launch, batch_groups);
+  if (uses_printf) kiln_printf_buffer_init(launch->printf_buffer, KILN_PRINTF_BUFFER_SIZE, batches);
   kiln_command_set_batches(command, batches, run_batch);
   return kiln_command_submit(command, num_events_in_wait_list, event_wait_list, event, CL_FALSE);
 }

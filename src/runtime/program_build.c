@@ -4,6 +4,7 @@
  * calls the callback once the result is observable. */
 #include "runtime/program.h"
 
+#include "device/cpu/compiler/program_cache.h"
 #include "runtime/context.h"
 
 #include <stdlib.h>
@@ -125,18 +126,32 @@ static void job_free(struct build_job *job) {
   free(job);
 }
 
-/* The seam for the compiled-code disk cache (a later task): source + options -> an
- * executable module. Today it always compiles and links. */
+/* Source + options -> an executable module and its machine code, from the compiled-code
+ * disk cache (device/cpu/compiler/program_cache.h) when it has them, else compiled, linked
+ * and JIT-compiled, and then stored there. */
 static int program_build_cached(const char *source, size_t length, const char *options, kiln_module **out,
-                                char **log) {
+                                kiln_jit_program **jit, char **log) {
+  struct kiln_program_cache_key key;
+  bool cacheable = kiln_program_cache_key_for_source(source, length, options, NULL, 0, &key);
+  if (cacheable && kiln_program_cache_load(&key, out, jit, log)) return KILN_COMPILE_OK;
   kiln_module *object = NULL;
   int status = kiln_compiler_compile(source, length, options, NULL, 0, &object, log);
   if (status != KILN_COMPILE_OK) return status;
-  char *link_log = NULL;
-  status = kiln_compiler_link(&object, 1, options, false, out, &link_log);
-  append_log(log, link_log);
+  char *more_log = NULL;
+  status = kiln_compiler_link(&object, 1, options, false, out, &more_log);
+  append_log(log, more_log);
   kiln_module_free(object);
-  return status;
+  if (status != KILN_COMPILE_OK) return status;
+  more_log = NULL;
+  status = kiln_jit_load(*out, jit, &more_log);
+  append_log(log, more_log);
+  if (status != KILN_COMPILE_OK) {
+    kiln_module_free(*out);
+    *out = NULL;
+    return status;
+  }
+  if (cacheable) kiln_program_cache_store(&key, *out, *jit, *log);
+  return KILN_COMPILE_OK;
 }
 
 /* Joins the kernel names of an executable as "a;b;c". */
@@ -157,7 +172,7 @@ static char *kernel_names_of(const kiln_module *module) {
 }
 
 /* Runs the job's compiler work; returns the CL status and sets the results. */
-static cl_int job_execute(struct build_job *job, kiln_module **module, char **log,
+static cl_int job_execute(struct build_job *job, kiln_module **module, kiln_jit_program **jit, char **log,
                           struct kiln_program_option_flags *flags) {
   cl_program program = job->program;
   int status;
@@ -165,7 +180,7 @@ static cl_int job_execute(struct build_job *job, kiln_module **module, char **lo
   case JOB_BUILD:
     if (program->origin == KILN_PROGRAM_FROM_SOURCE) {
       *flags = kiln_program_parse_option_flags(job->options);
-      status = program_build_cached(program->source, program->source_length, job->options, module, log);
+      status = program_build_cached(program->source, program->source_length, job->options, module, jit, log);
       return map_status(status, CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS);
     }
     /* From a binary: an executable is used as it is, an object or library is linked. The
@@ -203,12 +218,19 @@ static cl_int job_run(struct build_job *job) {
   kiln_module *module = NULL;
   char *log = NULL;
   struct kiln_program_option_flags flags = {0};
-  cl_int err = job_execute(job, &module, &log, &flags);
+  kiln_jit_program *jit = NULL; /* set by a build from source */
+  cl_int err = job_execute(job, &module, &jit, &log, &flags);
   bool reuse_binary = err == CL_SUCCESS && !module; /* an executable binary built as it is */
-  kiln_jit_program *jit = NULL;
   char *names = NULL;
   kiln_module *executable = reuse_binary ? program->module : module;
-  if (err == CL_SUCCESS && kiln_module_get_kind(executable) == KILN_MODULE_EXECUTABLE) {
+  if (err == CL_SUCCESS && jit) {
+    names = kernel_names_of(executable);
+    if (!names) {
+      err = CL_OUT_OF_HOST_MEMORY;
+      kiln_jit_free(jit);
+      jit = NULL;
+    }
+  } else if (err == CL_SUCCESS && kiln_module_get_kind(executable) == KILN_MODULE_EXECUTABLE) {
     char *jit_log = NULL;
     int status = kiln_jit_load(executable, &jit, &jit_log);
     append_log(&log, jit_log);

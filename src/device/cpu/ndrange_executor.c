@@ -57,7 +57,7 @@ static void *local_memory(unsigned worker_id, uint64_t bytes) {
   return memory;
 }
 
-bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id) {
+static bool run_groups(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id) {
   uint64_t first = (uint64_t)batch * launch->groups_per_batch;
   uint64_t count = launch->total_groups - first;
   if (count > launch->groups_per_batch) count = launch->groups_per_batch;
@@ -68,6 +68,15 @@ bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t bat
   }
   launch->launcher(launch->args, &launch->range, first, count, local);
   return true;
+}
+
+bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id) {
+  if (!launch->printf_buffer) return run_groups(launch, batch, worker_id);
+  /* Every batch ends the printf target, even one that fails: the last writes the output. */
+  struct kiln_printf_target previous = kiln_printf_batch_begin(launch->printf_buffer, batch);
+  bool ran = run_groups(launch, batch, worker_id);
+  kiln_printf_batch_end(launch->printf_buffer, previous);
+  return ran;
 }
 
 /* The blocks go when the library is unloaded (the worker pool has stopped by then or

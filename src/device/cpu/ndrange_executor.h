@@ -6,6 +6,7 @@
 #define KILN_DEVICE_CPU_NDRANGE_EXECUTOR_H
 
 #include "device/cpu/kernel_abi.h"
+#include "device/cpu/printf_buffer.h"
 
 #include <stdbool.h>
 
@@ -16,6 +17,7 @@ struct kiln_ndrange_launch {
   uint64_t local_mem_bytes;    /* per work-group: static + dynamic __local */
   uint64_t total_groups;
   uint64_t groups_per_batch;
+  struct kiln_printf_buffer *printf_buffer; /* kernels that call printf; else NULL */
 };
 
 /* Fills total_groups and groups_per_batch for `launch->range` and returns the number of
@@ -25,7 +27,9 @@ struct kiln_ndrange_launch {
 size_t kiln_ndrange_plan(struct kiln_ndrange_launch *launch, uint64_t batch_groups);
 
 /* Runs batch `batch` on the thread with pool id `worker_id`. Returns false when the
- * worker's local memory could not be allocated (nothing ran). */
+ * worker's local memory could not be allocated (nothing ran). With a printf buffer (set up
+ * with kiln_printf_buffer_init for the plan's batch count), the batch's printf calls go to
+ * it, and the launch's last batch writes its output to stdout before returning. */
 bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id);
 
 #endif

@@ -32,11 +32,11 @@ FLOAT_GEOMETRY(4, float4, double4)
 OVL float length(float p) { return __builtin_fabsf(p); }
 OVL float normalize(float p) { return p == 0.0f || p != p ? p : __builtin_copysignf(1.0f, p); }
 
-#define DOUBLE_GEOMETRY(G)                                                                    \
+#define DOUBLE_GEOMETRY(N, G)                                                                  \
   OVL double length(G p) {                                                                    \
     G a = __builtin_elementwise_abs(p);                                                       \
     double m = 0.0;                                                                           \
-    for (int i = 0; i < (int)(sizeof(G) / sizeof(double)); ++i) m = a[i] > m ? a[i] : m;      \
+    for (int i = 0; i < N; ++i) m = a[i] > m ? a[i] : m; /* not sizeof: double3 has 4 slots */ \
     double s = m > 0x1p500 ? 0x1p-600 : m < 0x1p-500 ? 0x1p600 : 1.0;                         \
     if (m == (double)INFINITY) return m;                                                      \
     G q = p * s;                                                                              \
@@ -48,9 +48,9 @@ OVL float normalize(float p) { return p == 0.0f || p != p ? p : __builtin_copysi
     double l = length(p);                                                                     \
     return l == 0.0 ? p : p / l;                                                              \
   }
-DOUBLE_GEOMETRY(double2)
-DOUBLE_GEOMETRY(double3)
-DOUBLE_GEOMETRY(double4)
+DOUBLE_GEOMETRY(2, double2)
+DOUBLE_GEOMETRY(3, double3)
+DOUBLE_GEOMETRY(4, double4)
 OVL double length(double p) { return __builtin_fabs(p); }
 OVL double normalize(double p) { return p == 0.0 || p != p ? p : __builtin_copysign(1.0, p); }
 

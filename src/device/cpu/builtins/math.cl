@@ -73,10 +73,24 @@ SLEEF1(lgamma, lgammaf_u10, lgamma_u10)
 /* SLEEF's sinpi/cospi need |x| < 1e9: reduce exactly modulo the period 2 first. */
 DECLARE_SLEEF(sinpif_u05, sinpi_u05)
 DECLARE_SLEEF(cospif_u05, cospi_u05)
-OVL float sinpi(float x) { return Sleef_sinpif_u05(__builtin_fmodf(x, 2.0f)); }
-OVL double sinpi(double x) { return Sleef_sinpi_u05(__builtin_fmod(x, 2.0)); }
-OVL float cospi(float x) { return Sleef_cospif_u05(__builtin_fmodf(x, 2.0f)); }
-OVL double cospi(double x) { return Sleef_cospi_u05(__builtin_fmod(x, 2.0)); }
+/* The spec's signed zeros (§7.5.1): sinpi(n) = copysign(0, n), cospi(n + 0.5) = +0; SLEEF
+ * gives -0 for sinpi(1) after the reduction. */
+OVL float sinpi(float x) {
+  float r = __builtin_fmodf(x, 2.0f);
+  return r == __builtin_truncf(r) ? __builtin_copysignf(0.0f, x) : Sleef_sinpif_u05(r);
+}
+OVL double sinpi(double x) {
+  double r = __builtin_fmod(x, 2.0);
+  return r == __builtin_trunc(r) ? __builtin_copysign(0.0, x) : Sleef_sinpi_u05(r);
+}
+OVL float cospi(float x) {
+  float r = __builtin_fmodf(x, 2.0f);
+  return __builtin_fabsf(r - __builtin_truncf(r)) == 0.5f ? 0.0f : Sleef_cospif_u05(r);
+}
+OVL double cospi(double x) {
+  double r = __builtin_fmod(x, 2.0);
+  return __builtin_fabs(r - __builtin_trunc(r)) == 0.5 ? 0.0 : Sleef_cospi_u05(r);
+}
 VECTORS1(sinpi)
 VECTORS1(cospi)
 SLEEF2(atan2, atan2f_u10, atan2_u10)
@@ -385,6 +399,7 @@ KILN_VMAP2(double, rootn, double, int)
     if (ax == (T)0 && ay == (T)0) return (T)NAN;                                       \
     if (ax == (T)INFINITY && ay == (T)0) return (T)NAN;                                \
     if (ax == (T)1 && ay == (T)INFINITY) return (T)NAN;                                \
+    if (ax == (T)0) return y > (T)0 ? (T)0 : (T)INFINITY; /* +0 / +inf also for x = -0 */ \
     return pow(x, y);                                                                  \
   }
 POWR(float)

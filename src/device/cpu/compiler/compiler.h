@@ -83,6 +83,7 @@ struct kiln_kernel_desc {
   uint64_t work_group_size_hint[3];  /* 0,0,0 when not given */
   const char *attributes;         /* CL_KERNEL_ATTRIBUTES text */
   bool uses_barriers;
+  bool uses_printf;                /* calls printf: launches need a printf buffer */
 };
 
 size_t kiln_module_kernel_count(const kiln_module *module);
@@ -102,6 +103,20 @@ void kiln_jit_free(kiln_jit_program *program);
  * symbols). Other external names resolve against the process (libc, libm, SLEEF).
  * Call before the first kiln_jit_load that needs it. */
 void kiln_jit_define_symbol(const char *name, void *address);
+
+/* For the compiled-code cache (program_cache.h). The machine code kiln_jit_load compiled,
+ * as relocatable object files (none for a program loaded from objects); each one's bytes
+ * live as long as the program. */
+size_t kiln_jit_object_count(const kiln_jit_program *program);
+const void *kiln_jit_object(const kiln_jit_program *program, size_t index, size_t *size);
+/* Loads objects from kiln_jit_object of this executable, compiled by the same Kiln for the
+ * same host: links them, no optimization or code generation. */
+int kiln_jit_load_objects(const kiln_module *executable, const void *const *objects, const size_t *sizes,
+                          size_t count, kiln_jit_program **out, char **log);
+/* The host as the JIT compiles for it: "triple;cpu name;+feature,-feature,..." (static). */
+const char *kiln_jit_host_identity(void);
+/* Object files compiled by the JIT so far in this process (tests: a cache hit compiles none). */
+unsigned long kiln_jit_code_generations(void);
 
 #ifdef __cplusplus
 }

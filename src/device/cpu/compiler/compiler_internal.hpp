@@ -59,6 +59,12 @@ struct LocalLayout {
 };
 LocalLayout local_layout(llvm::Function &kernel);
 
+// printf (printf_lowering.cpp): rewrites the module's printf calls into calls of the host
+// helper (builtins/printf_host.h); false and `error` when an argument cannot be printed.
+bool lower_printf(llvm::Module &m, std::string &error);
+// Whether kernel (or a function it calls) calls printf, lowered or not.
+bool calls_printf(llvm::Function &kernel);
+
 // The work-group launcher of kernel `k` (launcher.cpp), added to `m` as `name`.
 llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
                                const LocalLayout &locals, const std::string &name, std::string &error);

@@ -4,6 +4,8 @@
 // O0 with -cl-opt-disable) and compiled by an ORC LLJIT for the host CPU and its features.
 #include "device/cpu/compiler/compiler_internal.hpp"
 
+#include <llvm/ExecutionEngine/ObjectCache.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -15,11 +17,15 @@
 #include <llvm/IR/ReplaceConstant.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/IPO/GlobalDCE.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/TargetParser/Host.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -33,8 +39,10 @@ using namespace llvm;
 using namespace llvm::orc;
 
 struct kiln_jit_program {
+  std::unique_ptr<ObjectCache> capture;  // jit's compiler uses it: declared first, destroyed last
   std::unique_ptr<LLJIT> jit;
   std::vector<kiln_launcher_fn> launchers;
+  std::vector<std::string> objects;  // the machine code compiled for it (empty when loaded from objects)
 };
 
 namespace {
@@ -92,10 +100,84 @@ void optimize(Module &m, TargetMachine &tm, bool opt_disable) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   ModulePassManager mpm = opt_disable ? pb.buildO0DefaultPipeline(OptimizationLevel::O0)
                                       : pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+  // The launchers inlined every kernel and builtin they run; the original (internal)
+  // definitions still call the work-item intrinsics, which exist only as launcher values.
+  // O3 deletes them anyway; without optimization they must be deleted explicitly.
+  if (opt_disable) mpm.addPass(GlobalDCEPass());
   mpm.run(m, mam);
 }
 
 std::string launcher_name(size_t index) { return "kiln_launcher_" + std::to_string(index); }
+
+// ---- machine code for the compiled-code cache (program_cache.c) ----
+
+std::atomic<unsigned long> code_generations{0};
+
+// Keeps a copy of every object file the JIT's compiler produces (never supplies one:
+// a cached program is loaded with addObjectFile, without IR).
+class ObjectCapture : public ObjectCache {
+public:
+  explicit ObjectCapture(std::vector<std::string> &objects) : objects_(objects) {}
+  void notifyObjectCompiled(const Module *, MemoryBufferRef object) override {
+    code_generations++;
+    objects_.emplace_back(object.getBufferStart(), object.getBufferSize());
+  }
+  std::unique_ptr<MemoryBuffer> getObject(const Module *) override { return nullptr; }
+
+private:
+  std::vector<std::string> &objects_;
+};
+
+// An LLJIT for the host whose symbols resolve against the process and the symbols of
+// kiln_jit_define_symbol. With `capture`, the objects it compiles are kept there.
+Expected<std::unique_ptr<LLJIT>> create_jit(JITTargetMachineBuilder jtmb, ObjectCache *capture) {
+  LLJITBuilder builder;
+  builder.setJITTargetMachineBuilder(std::move(jtmb));
+  if (capture)
+    builder.setCompileFunctionCreator(
+        [capture](JITTargetMachineBuilder jtmb) -> Expected<std::unique_ptr<IRCompileLayer::IRCompiler>> {
+          auto tm = jtmb.createTargetMachine();
+          if (!tm) return tm.takeError();
+          return std::make_unique<TMOwningSimpleCompiler>(std::move(*tm), capture);
+        });
+  auto jit = builder.create();
+  if (!jit) return jit.takeError();
+  JITDylib &dylib = (*jit)->getMainJITDylib();
+  auto process = DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  if (!process) return process.takeError();
+  dylib.addGenerator(std::move(*process));
+  // The ICD loader opens libkiln.so privately (RTLD_LOCAL), so the libraries the builtins
+  // call (SLEEF, libm) are not in the process's global scope: search them by name too.
+  for (const char *library : {"libsleef.so.3", "libm.so.6"}) {
+    auto generator = DynamicLibrarySearchGenerator::Load(library, (*jit)->getDataLayout().getGlobalPrefix());
+    if (!generator) return generator.takeError();
+    dylib.addGenerator(std::move(*generator));
+  }
+  std::lock_guard<std::mutex> lock(symbols_mutex);
+  SymbolMap symbols;
+  for (auto &[name, address] : defined_symbols())
+    symbols[(*jit)->mangleAndIntern(name)] = {ExecutorAddr::fromPtr(address), JITSymbolFlags::Exported};
+  if (!symbols.empty())
+    if (Error e = dylib.define(absoluteSymbols(std::move(symbols)))) return e;
+  return jit;
+}
+
+// The JIT target for the host; opt_disable: no optimization in code generation either.
+Expected<JITTargetMachineBuilder> host_target(bool opt_disable) {
+  auto jtmb = JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return jtmb.takeError();
+  jtmb->setCodeGenOptLevel(opt_disable ? CodeGenOptLevel::None : CodeGenOptLevel::Aggressive);
+  return jtmb;
+}
+
+Error find_launchers(kiln_jit_program &program, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    auto address = program.jit->lookup(launcher_name(i));
+    if (!address) return address.takeError();
+    program.launchers.push_back(address->toPtr<kiln_launcher_fn>());
+  }
+  return Error::success();
+}
 
 }  // namespace
 
@@ -116,10 +198,9 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
   if (executable->kind != KILN_MODULE_EXECUTABLE) return fail(KILN_COMPILE_FAILED, "not an executable program");
   initialize_llvm();
 
-  auto jtmb = JITTargetMachineBuilder::detectHost();
-  if (!jtmb) return fail(KILN_COMPILE_FAILED, toString(jtmb.takeError()));
   bool opt_disable = kiln::has_option(*executable->module, kiln::OPTION_OPT_DISABLE);
-  jtmb->setCodeGenOptLevel(opt_disable ? CodeGenOptLevel::None : CodeGenOptLevel::Aggressive);
+  auto jtmb = host_target(opt_disable);
+  if (!jtmb) return fail(KILN_COMPILE_FAILED, toString(jtmb.takeError()));
   auto tm = jtmb->createTargetMachine();
   if (!tm) return fail(KILN_COMPILE_FAILED, toString(tm.takeError()));
 
@@ -171,39 +252,17 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
   static const bool dump_ir = getenv("KILN_DEBUG_IR") != nullptr;
   if (dump_ir) m->print(errs(), nullptr);
 
-  auto jit = LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  auto program = std::make_unique<kiln_jit_program>();
+  program->capture = std::make_unique<ObjectCapture>(program->objects);
+  auto jit = create_jit(std::move(*jtmb), program->capture.get());
   if (!jit) {
     m.reset();
     return fail(KILN_COMPILE_FAILED, toString(jit.takeError()));
   }
-  JITDylib &dylib = (*jit)->getMainJITDylib();
-  auto process = DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
-  if (!process) {
-    m.reset();
-    return fail(KILN_COMPILE_FAILED, toString(process.takeError()));
-  }
-  dylib.addGenerator(std::move(*process));
-  {
-    std::lock_guard<std::mutex> lock(symbols_mutex);
-    SymbolMap symbols;
-    for (auto &[name, address] : defined_symbols())
-      symbols[(*jit)->mangleAndIntern(name)] = {ExecutorAddr::fromPtr(address), JITSymbolFlags::Exported};
-    if (!symbols.empty())
-      if (Error e = dylib.define(absoluteSymbols(std::move(symbols)))) {
-        m.reset();
-        return fail(KILN_COMPILE_FAILED, toString(std::move(e)));
-      }
-  }
-  if (Error e = (*jit)->addIRModule(ThreadSafeModule(std::move(m), std::move(context))))
-    return fail(KILN_COMPILE_FAILED, toString(std::move(e)));
-
-  auto program = std::make_unique<kiln_jit_program>();
   program->jit = std::move(*jit);
-  for (size_t i = 0; i < kernels.size(); i++) {
-    auto address = program->jit->lookup(launcher_name(i));
-    if (!address) return fail(KILN_COMPILE_FAILED, toString(address.takeError()));
-    program->launchers.push_back(address->toPtr<kiln_launcher_fn>());
-  }
+  if (Error e = program->jit->addIRModule(ThreadSafeModule(std::move(m), std::move(context))))
+    return fail(KILN_COMPILE_FAILED, toString(std::move(e)));
+  if (Error e = find_launchers(*program, kernels.size())) return fail(KILN_COMPILE_FAILED, toString(std::move(e)));
   *out = program.release();
   if (log) *log = strdup("");
   return KILN_COMPILE_OK;
@@ -214,5 +273,55 @@ kiln_launcher_fn kiln_jit_launcher(const kiln_jit_program *program, size_t kerne
 }
 
 void kiln_jit_free(kiln_jit_program *program) { delete program; }
+
+// ---- the compiled-code cache's side of the JIT ----
+
+size_t kiln_jit_object_count(const kiln_jit_program *program) { return program->objects.size(); }
+
+const void *kiln_jit_object(const kiln_jit_program *program, size_t index, size_t *size) {
+  if (index >= program->objects.size()) return nullptr;
+  *size = program->objects[index].size();
+  return program->objects[index].data();
+}
+
+int kiln_jit_load_objects(const kiln_module *executable, const void *const *objects, const size_t *sizes,
+                          size_t count, kiln_jit_program **out, char **log) {
+  *out = nullptr;
+  if (log) *log = nullptr;
+  auto fail = [log](const std::string &message) {
+    if (log) *log = kiln::dup_log("error: " + message + "\n");
+    return KILN_COMPILE_FAILED;
+  };
+  if (executable->kind != KILN_MODULE_EXECUTABLE) return fail("not an executable program");
+  initialize_llvm();
+  auto jtmb = host_target(kiln::has_option(*executable->module, kiln::OPTION_OPT_DISABLE));
+  if (!jtmb) return fail(toString(jtmb.takeError()));
+  auto program = std::make_unique<kiln_jit_program>();
+  auto jit = create_jit(std::move(*jtmb), nullptr);
+  if (!jit) return fail(toString(jit.takeError()));
+  program->jit = std::move(*jit);
+  for (size_t i = 0; i < count; i++) {
+    auto buffer = MemoryBuffer::getMemBufferCopy(StringRef(static_cast<const char *>(objects[i]), sizes[i]),
+                                                 "kiln-cached-object");
+    if (Error e = program->jit->addObjectFile(std::move(buffer))) return fail(toString(std::move(e)));
+  }
+  if (Error e = find_launchers(*program, executable->kernels.size())) return fail(toString(std::move(e)));
+  *out = program.release();
+  if (log) *log = strdup("");
+  return KILN_COMPILE_OK;
+}
+
+const char *kiln_jit_host_identity(void) {
+  static std::string identity;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    identity = sys::getProcessTriple() + ";" + sys::getHostCPUName().str() + ";";
+    for (const auto &feature : sys::getHostCPUFeatures())
+      identity += (feature.second ? "+" : "-") + feature.first().str() + ",";
+  });
+  return identity.c_str();
+}
+
+unsigned long kiln_jit_code_generations(void) { return code_generations.load(); }
 
 }  // extern "C"

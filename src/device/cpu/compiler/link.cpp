@@ -110,6 +110,11 @@ extern "C" int kiln_compiler_link(kiln_module *const *inputs, size_t num_inputs,
     for (Function &f : *s.module)
       if (f.isDeclaration() && !f.isIntrinsic() && !is_work_item_intrinsic(f.getName())) open.insert(f.getName().str());
     status = link_builtins(s, linker);
+    std::string printf_error;
+    if (status == KILN_COMPILE_OK && !kiln::lower_printf(*s.module, printf_error)) {
+      s.log += "error: " + printf_error + "\n";
+      status = KILN_COMPILE_FAILED;
+    }
     for (Function &f : *s.module) {
       if (status != KILN_COMPILE_OK) break;
       if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty() || is_work_item_intrinsic(f.getName())) continue;

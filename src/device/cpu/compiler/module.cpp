@@ -240,6 +240,7 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
   d.static_local_bytes = local_layout(f).bytes;
   d.private_bytes = private_bytes(f);
   d.uses_barriers = calls_barrier(f);
+  d.uses_printf = calls_printf(f);
   std::string attributes;
   if (const MDNode *r = f.getMetadata("reqd_work_group_size")) {
     for (unsigned i = 0; i < 3; i++) d.reqd_work_group_size[i] = md_int(r, i, 1);
