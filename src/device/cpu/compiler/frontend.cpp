@@ -64,7 +64,14 @@ extern "C" int kiln_compiler_compile(const char *source, size_t length, const ch
     if (include_dir) storage.push_back(absolute_path(parsed.cc1_args[++i]));
   }
   bool opt_disable = parsed.opt_disable;
-  if (strcmp(parsed.std, "CL3.0") != 0) storage.emplace_back("-cl-ext=-__opencl_c_program_scope_global_variables");
+  if (strcmp(parsed.std, "CL3.0") != 0) {
+    storage.emplace_back("-cl-ext=-__opencl_c_program_scope_global_variables");
+  } else {
+    // clang's opencl-c-base.h defines these "header-only" feature macros for SPIR targets
+    // only, and __SPIR__ is undefined (clang_flags.h): define the ones the device reports.
+    storage.emplace_back("-D__opencl_c_atomic_scope_device=1");
+    storage.emplace_back("-D__opencl_c_atomic_scope_all_devices=1");
+  }
   kiln_cl_options_free(&parsed);
 
   std::vector<const char *> args = {KILN_CLANG_CC1_FLAGS, "-resource-dir", KILN_CLANG_RESOURCE_DIR, "-I", SOURCE_DIR};
