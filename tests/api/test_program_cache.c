@@ -4,7 +4,8 @@
  * a hit in a new process gives the same kernels, arguments and log and correct results;
  * other options or source -> another entry; corrupt or truncated entries are rebuilt;
  * KILN_CACHE=0 writes nothing; an unusable directory does not fail the build; the XDG and
- * HOME locations; concurrent builders of the same program. */
+ * HOME locations; concurrent builders of the same program. The kernels use builtins
+ * backed by SLEEF (sin), so a hit must resolve the library's symbols as a build does. */
 #include "kiln_test.h"
 
 #include <dirent.h>
@@ -21,7 +22,7 @@
 static const char *program_source =
     "kernel void scale(global float *out, global const float *in, float factor) {\n"
     "  size_t i = get_global_id(0);\n"
-    "  out[i] = in[i] * factor + fabs(in[i]) + clamp(in[i], -1.0f, 2.0f);\n"
+    "  out[i] = in[i] * factor + fabs(in[i]) + clamp(in[i], -1.0f, 2.0f) + sin(in[i]);\n"
     "}\n"
     "kernel __attribute__((reqd_work_group_size(8, 1, 1)))\n"
     "void sum8(global int *out, local int *scratch, const int bias) {\n"
@@ -104,7 +105,7 @@ static int run_kernels(cl_context context, cl_device_id device, cl_program progr
   int ok = err == CL_SUCCESS;
   for (int i = 0; i < N && ok; i++) {
     float clamped = in[i] < -1.0f ? -1.0f : in[i] > 2.0f ? 2.0f : in[i];
-    float want = in[i] * factor + fabsf(in[i]) + clamped;
+    float want = in[i] * factor + fabsf(in[i]) + clamped + (float)sin((double)in[i]);
     ok = fabsf(out[i] - want) <= 1e-5f * (1.0f + fabsf(want));
   }
   for (int g = 0; g < N / 8 && ok; g++) ok = sums[g] == bias + 8 * 8 * g + 28;

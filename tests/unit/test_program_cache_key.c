@@ -90,6 +90,8 @@ static void test_sources_that_read_files_not_cached(void **state) {
   const char *spliced = "#inc\\\nlude <x.h>\nkernel void k(global int *p) { p[0] = X; }\n";
   assert_false(kiln_program_cache_key_for_source(includes, strlen(includes), NULL, NULL, 0, &key));
   assert_false(kiln_program_cache_key_for_source(spliced, strlen(spliced), NULL, NULL, 0, &key));
+  const char *dated = "kernel void k(global char *p) { p[0] = __TIME__[0]; }\n";
+  assert_false(kiln_program_cache_key_for_source(dated, strlen(dated), NULL, NULL, 0, &key));
   assert_false(kiln_program_cache_key_for_source(source, strlen(source), "-I /tmp", NULL, 0, &key));
   setenv("KILN_CACHE", "0", 1);
   assert_false(kiln_program_cache_key_for_source(source, strlen(source), NULL, NULL, 0, &key));
@@ -183,12 +185,15 @@ static void test_store_then_load_without_codegen(void **state) {
   char name[2 * KILN_SHA256_SIZE + 1];
   hex(key.digest, name);
   snprintf(path, sizeof path, "%s/%s%s", dir, name, KILN_PROGRAM_CACHE_SUFFIX);
+  /* A changed byte in the stored log: only the checksum can tell. */
   FILE *f = fopen(path, "r+b");
   assert_non_null(f);
-  assert_int_equal(fseek(f, -3, SEEK_END), 0);
-  int byte = fgetc(f);
-  assert_int_equal(fseek(f, -3, SEEK_END), 0);
-  fputc(byte ^ 0xff, f);
+  static char content[1 << 20];
+  size_t size = fread(content, 1, sizeof content, f);
+  char *warning = memmem(content, size, "a warning", 9);
+  assert_non_null(warning);
+  assert_int_equal(fseek(f, warning - content, SEEK_SET), 0);
+  fputc('A', f);
   fclose(f);
   cached = NULL;
   cached_jit = NULL;

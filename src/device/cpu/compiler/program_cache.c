@@ -150,11 +150,11 @@ static void hash_field(struct kiln_sha256 *h, const void *data, size_t size) {
 
 static void hash_string(struct kiln_sha256 *h, const char *s) { hash_field(h, s ? s : "", s ? strlen(s) : 0); }
 
-/* True when the text names "include" or "import" (also split by backslash-newlines): the
- * program may read files the key does not cover. */
+/* True when the text names "include" or "import" (the program may read files the key does
+ * not cover) or the build's date or time (also when split by backslash-newlines). */
 static bool may_read_files(const char *text, size_t length) {
-  static const char *const words[] = {"include", "import"};
-  for (size_t w = 0; w < 2; w++) {
+  static const char *const words[] = {"include", "import", "__DATE__", "__TIME__", "__TIMESTAMP__"};
+  for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
     const char *word = words[w];
     for (size_t i = 0; i < length; i++) {
       size_t j = i, k = 0;

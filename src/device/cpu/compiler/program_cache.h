@@ -6,7 +6,8 @@
  * Key: SHA-256 over the source and embedded headers, the options, the host (triple, CPU,
  * features: kiln_jit_host_identity), Kiln's and LLVM's versions, and the identity of the
  * binary holding the builtin library (its GNU build id, else the bitcode's SHA-256).
- * Sources that may read files (#include, -I) are not cached: the key cannot see them.
+ * Sources that may read files (#include, -I) or use __DATE__/__TIME__ are not cached:
+ * the key cannot see what they depend on.
  *
  * Location: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln (created
  * as needed). KILN_CACHE=0 disables the cache. Entries are written to a temporary file and
