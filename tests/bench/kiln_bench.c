@@ -114,6 +114,23 @@ static cl_mem buffer(struct bench_env *env, cl_mem_flags flags, size_t size, voi
   return mem;
 }
 
+/* One warm-up launch (so one-time costs are not timed), then the best of `reps` timed
+ * enqueue+finish pairs, in microseconds. */
+static double best_launch_us(struct bench_env *env, cl_kernel kernel, cl_uint dims, const size_t *global,
+                             const size_t *local, int reps) {
+  CHECK(clEnqueueNDRangeKernel(env->queue, kernel, dims, NULL, global, local, 0, NULL, NULL));
+  CHECK(clFinish(env->queue));
+  double best = 1e300;
+  for (int r = 0; r < reps; r++) {
+    double t0 = now_us();
+    CHECK(clEnqueueNDRangeKernel(env->queue, kernel, dims, NULL, global, local, 0, NULL, NULL));
+    CHECK(clFinish(env->queue));
+    double t = now_us() - t0;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
 /* ---- launch latency and throughput ---- */
 static const char *empty_source = "kernel void empty(global int *out) { if (out) out[0] = 1; }\n";
 
@@ -173,17 +190,8 @@ static void bench_vadd(struct bench_env *env) {
   CHECK(clSetKernelArg(kernel, 0, sizeof ma, &ma));
   CHECK(clSetKernelArg(kernel, 1, sizeof mb, &mb));
   CHECK(clSetKernelArg(kernel, 2, sizeof mc, &mc));
-  CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &n, NULL, 0, NULL, NULL)); /* warm-up */
-  CHECK(clFinish(env->queue));
   int reps = env->quick ? 3 : 10;
-  double best = 1e300;
-  for (int r = 0; r < reps; r++) {
-    double t0 = now_us();
-    CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &n, NULL, 0, NULL, NULL));
-    CHECK(clFinish(env->queue));
-    double t = now_us() - t0;
-    if (t < best) best = t;
-  }
+  double best = best_launch_us(env, kernel, 1, &n, NULL, reps);
   CHECK(clEnqueueReadBuffer(env->queue, mc, CL_TRUE, 0, bytes, c, 0, NULL, NULL));
   for (size_t i = 0; i < n; i++)
     if (c[i] != a[i] + b[i]) fail("vector add");
@@ -263,17 +271,7 @@ static void bench_sgemm(struct bench_env *env) {
     CHECK(clSetKernelArg(kernel, 2, sizeof mb, &mb));
     CHECK(clSetKernelArg(kernel, 3, sizeof mc, &mc));
     size_t global[2] = {(size_t)n, (size_t)n}, local[2] = {16, 16};
-    CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 2, NULL, global, local, 0, NULL, NULL)); /* warm-up */
-    CHECK(clFinish(env->queue));
-    int reps = env->quick ? 1 : 3;
-    double best = 1e300;
-    for (int r = 0; r < reps; r++) {
-      double t0 = now_us();
-      CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 2, NULL, global, local, 0, NULL, NULL));
-      CHECK(clFinish(env->queue));
-      double t = now_us() - t0;
-      if (t < best) best = t;
-    }
+    double best = best_launch_us(env, kernel, 2, global, local, env->quick ? 1 : 3);
     CHECK(clEnqueueReadBuffer(env->queue, mc, CL_TRUE, 0, bytes, c, 0, NULL, NULL));
     for (int row = 0; row < n; row += 37)
       for (int col = 0; col < n; col += 17) {
@@ -319,17 +317,7 @@ static void bench_reduce(struct bench_env *env) {
   CHECK(clSetKernelArg(kernel, 0, sizeof min, &min));
   CHECK(clSetKernelArg(kernel, 1, sizeof mpartial, &mpartial));
   CHECK(clSetKernelArg(kernel, 2, local * sizeof(float), NULL));
-  CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &n, &local, 0, NULL, NULL)); /* warm-up */
-  CHECK(clFinish(env->queue));
-  int reps = env->quick ? 3 : 10;
-  double best = 1e300;
-  for (int r = 0; r < reps; r++) {
-    double t0 = now_us();
-    CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &n, &local, 0, NULL, NULL));
-    CHECK(clFinish(env->queue));
-    double t = now_us() - t0;
-    if (t < best) best = t;
-  }
+  double best = best_launch_us(env, kernel, 1, &n, &local, env->quick ? 3 : 10);
   CHECK(clEnqueueReadBuffer(env->queue, mpartial, CL_TRUE, 0, groups * sizeof *partial, partial, 0, NULL, NULL));
   for (size_t g = 0; g < groups; g++) {
     double sum = 0;
@@ -367,17 +355,8 @@ static void bench_sinexp(struct bench_env *env) {
   CHECK(clSetKernelArg(kernel, 0, sizeof mx, &mx));
   CHECK(clSetKernelArg(kernel, 1, sizeof my, &my));
   CHECK(clSetKernelArg(kernel, 2, sizeof mo, &mo));
-  CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &n, NULL, 0, NULL, NULL)); /* warm-up */
-  CHECK(clFinish(env->queue));
   int reps = env->quick ? 3 : 10;
-  double best = 1e300;
-  for (int r = 0; r < reps; r++) {
-    double t0 = now_us();
-    CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &n, NULL, 0, NULL, NULL));
-    CHECK(clFinish(env->queue));
-    double t = now_us() - t0;
-    if (t < best) best = t;
-  }
+  double best = best_launch_us(env, kernel, 1, &n, NULL, reps);
   CHECK(clEnqueueReadBuffer(env->queue, mo, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
   for (size_t i = 0; i < n; i++) {
     double ref = sin((double)x[i]) * exp((double)y[i]);
