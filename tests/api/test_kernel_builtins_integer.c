@@ -277,8 +277,52 @@ static void test_mul24_mad24(void **state) {
   }
 }
 
+/* x / 0, x % 0 and INT_MIN / -1 are undefined in OpenCL C but trap on x86: the launch
+ * must still complete (the application lives) and every defined quotient be exact. */
+static const char *division_source =
+    "kernel void divide(global const int *a, global const int *b, global int *q, global int *r,\n"
+    "                   global const long *la, global const long *lb, global long *lq, global long *lr,\n"
+    "                   global uint *uq, global int4 *vq) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  q[i] = a[i] / b[i]; r[i] = a[i] % b[i];\n"
+    "  lq[i] = la[i] / lb[i]; lr[i] = la[i] % lb[i];\n"
+    "  uq[i] = (uint)a[i] / (uint)b[i];\n"
+    "  vq[i] = (int4)(a[i]) / (int4)(b[i], 1, b[i], 2);\n"
+    "}\n";
+
+static void test_division_by_zero_does_not_trap(void **state) {
+  enum { N = 64 };
+  cl_int a[N], b[N], q[N], r[N], vq[4 * N];
+  cl_long la[N], lb[N], lq[N], lr[N];
+  cl_uint uq[N];
+  for (int i = 0; i < N; i++) {
+    a[i] = i % 5 == 3 ? INT32_MIN : i * 37 - 500;
+    b[i] = i % 4 == 0 ? 0 : i % 5 == 3 ? -1 : i - 30;
+    la[i] = i % 5 == 3 ? INT64_MIN : (cl_long)a[i] * 100003;
+    lb[i] = b[i];
+  }
+  bt_run_source(*state, division_source, BT_CL12, "divide", N, 0,
+                BT_ARGS(BT_IN(a, sizeof a), BT_IN(b, sizeof b), BT_OUT(q, sizeof q), BT_OUT(r, sizeof r),
+                        BT_IN(la, sizeof la), BT_IN(lb, sizeof lb), BT_OUT(lq, sizeof lq), BT_OUT(lr, sizeof lr),
+                        BT_OUT(uq, sizeof uq), BT_OUT(vq, sizeof vq)));
+  int defined = 0;
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(vq[4 * i + 1], a[i]);  /* a / 1 in the lane that never divides by zero */
+    assert_int_equal(vq[4 * i + 3], a[i] / 2);
+    if (b[i] == 0 || (b[i] == -1 && a[i] == INT32_MIN)) continue;
+    defined++;
+    assert_int_equal(q[i], a[i] / b[i]);
+    assert_int_equal(r[i], a[i] % b[i]);
+    assert_int_equal(lq[i], la[i] / lb[i]);
+    assert_int_equal(lr[i], la[i] % lb[i]);
+    assert_int_equal(uq[i], (cl_uint)a[i] / (cl_uint)b[i]);
+  }
+  assert_true(defined > N / 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_division_by_zero_does_not_trap),
       cmocka_unit_test(test_char_cl30),  cmocka_unit_test(test_uchar_cl30),    cmocka_unit_test(test_short_cl30),
       cmocka_unit_test(test_ushort_cl30), cmocka_unit_test(test_int_cl30),     cmocka_unit_test(test_uint_cl30),
       cmocka_unit_test(test_long_cl30),  cmocka_unit_test(test_ulong_cl30),    cmocka_unit_test(test_all_types_cl12),

@@ -65,6 +65,11 @@ bool lower_printf(llvm::Module &m, std::string &error);
 // Whether kernel (or a function it calls) calls printf, lowered or not.
 bool calls_printf(llvm::Function &kernel);
 
+// Integer division (safe_division.cpp): OpenCL leaves x / 0 and INT_MIN / -1 undefined,
+// but on x86 they trap and would kill the application. Every division or remainder whose
+// divisor is not a constant known to be safe divides by 1 instead in those cases.
+void guard_integer_division(llvm::Module &m);
+
 // The work-group launcher of kernel `k` (launcher.cpp), added to `m` as `name`.
 llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
                                const LocalLayout &locals, const std::string &name, std::string &error);

@@ -222,6 +222,7 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
     layouts.push_back(kiln::local_layout(*kernels[i]));
   }
   retarget(*m, **tm);
+  kiln::guard_integer_division(*m);
   std::set<Function *> launchers;
   for (size_t i = 0; i < kernels.size(); i++) {
     Function *l = kiln::build_launcher(*m, *kernels[i], executable->kernels[i], layouts[i], launcher_name(i), error);
