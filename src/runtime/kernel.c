@@ -15,9 +15,12 @@ static void kernel_destroy(struct kiln_object *object) {
   kiln_program_kernel_detached(program);
 }
 
-/* The caller holds the program's lock and checked that it has an executable. */
+/* The caller holds the program's lock and checked that it has an executable. The first
+ * kernel of a program generates its machine code (program_code.c). */
 static cl_kernel kernel_new(cl_program program, size_t index, cl_int *errcode) {
   const struct kiln_kernel_desc *desc = kiln_module_kernel(program->module, index);
+  *errcode = kiln_program_load_code_locked(program);
+  if (*errcode != CL_SUCCESS) return NULL;
   cl_kernel kernel = kiln_object_alloc(KILN_OBJECT_KERNEL, sizeof *kernel);
   if (!kernel) {
     *errcode = CL_OUT_OF_HOST_MEMORY;

@@ -7,6 +7,7 @@
 #define KILN_RUNTIME_PROGRAM_H
 
 #include "device/cpu/compiler/compiler.h"
+#include "device/cpu/compiler/program_cache.h"
 #include "runtime/object.h"
 
 #include <pthread.h>
@@ -40,7 +41,9 @@ struct _cl_program {
   char *log;                       /* NULL: "" */
   kiln_module *module;             /* object, library or executable; NULL: none */
   struct kiln_program_option_flags flags;
-  kiln_jit_program *jit;           /* the executable's code (NULL unless one is built) */
+  kiln_jit_program *jit;           /* the executable's code: NULL until the first kernel needs it */
+  bool cache_store_pending;        /* store module + code under cache_key once generated */
+  struct kiln_program_cache_key cache_key;
   char *kernel_names;              /* "a;b;c" once an executable exists */
   unsigned kernel_objects;         /* live kernel objects created from this program */
   unsigned link_readers;           /* running links reading `module` as an input */
@@ -62,10 +65,16 @@ static inline bool kiln_program_has_device(cl_program program, cl_device_id devi
 }
 
 /* True when the program has a successfully built executable (caller holds the lock or
- * knows the state is frozen by a kernel). */
+ * knows the state is frozen by a kernel). Its code may not be generated yet. */
 static inline bool kiln_program_has_executable_locked(cl_program program) {
-  return program->jit != NULL && program->build_status == CL_BUILD_SUCCESS;
+  return program->build_status == CL_BUILD_SUCCESS && program->module != NULL &&
+         kiln_module_get_kind(program->module) == KILN_MODULE_EXECUTABLE;
 }
+
+/* program_code.c: generates the executable's machine code unless it exists (caller holds
+ * the lock and checked kiln_program_has_executable_locked). CL_OUT_OF_RESOURCES (reason in
+ * the build log) or CL_OUT_OF_HOST_MEMORY when that fails. */
+cl_int kiln_program_load_code_locked(cl_program program);
 
 /* The device's CL_DEVICE_COMPILER_AVAILABLE / CL_DEVICE_LINKER_AVAILABLE. */
 bool kiln_program_compiler_available(cl_device_id device);
@@ -73,6 +82,8 @@ bool kiln_program_linker_available(cl_device_id device);
 
 /* program_build.c: option strings. */
 struct kiln_program_option_flags kiln_program_parse_option_flags(const char *options);
+/* Appends `more` to the malloc'd log `*log` on a new line (either may be NULL); frees `more`. */
+void kiln_program_append_log(char **log, char *more);
 /* True when `options` holds `option` as a whole token. */
 bool kiln_program_options_have(const char *options, const char *option);
 

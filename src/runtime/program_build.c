@@ -56,8 +56,7 @@ static char *copy_string(const char *s) {
   return copy;
 }
 
-/* Appends `more` to the malloc'd log `*log` (either may be NULL); frees `more`. */
-static void append_log(char **log, char *more) {
+void kiln_program_append_log(char **log, char *more) {
   if (!more) return;
   if (!*log || !**log) {
     free(*log);
@@ -126,32 +125,26 @@ static void job_free(struct build_job *job) {
   free(job);
 }
 
-/* Source + options -> an executable module and its machine code, from the compiled-code
- * disk cache (device/cpu/compiler/program_cache.h) when it has them, else compiled, linked
- * and JIT-compiled, and then stored there. */
+/* Source + options -> an executable module: from the compiled-code disk cache
+ * (device/cpu/compiler/program_cache.h) with its machine code when it has them, else
+ * compiled and linked; *store_key is then set when the result may be cached (it is, once
+ * the first kernel generates the code: program_code.c). */
 static int program_build_cached(const char *source, size_t length, const char *options, kiln_module **out,
-                                kiln_jit_program **jit, char **log) {
-  struct kiln_program_cache_key key;
-  bool cacheable = kiln_program_cache_key_for_source(source, length, options, NULL, 0, &key);
-  if (cacheable && kiln_program_cache_load(&key, out, jit, log)) return KILN_COMPILE_OK;
+                                kiln_jit_program **jit, bool *store, struct kiln_program_cache_key *store_key,
+                                char **log) {
+  *store = kiln_program_cache_key_for_source(source, length, options, NULL, 0, store_key);
+  if (*store && kiln_program_cache_load(store_key, out, jit, log)) {
+    *store = false;
+    return KILN_COMPILE_OK;
+  }
   kiln_module *object = NULL;
   int status = kiln_compiler_compile(source, length, options, NULL, 0, &object, log);
   if (status != KILN_COMPILE_OK) return status;
   char *more_log = NULL;
   status = kiln_compiler_link(&object, 1, options, false, out, &more_log);
-  append_log(log, more_log);
+  kiln_program_append_log(log, more_log);
   kiln_module_free(object);
-  if (status != KILN_COMPILE_OK) return status;
-  more_log = NULL;
-  status = kiln_jit_load(*out, jit, &more_log);
-  append_log(log, more_log);
-  if (status != KILN_COMPILE_OK) {
-    kiln_module_free(*out);
-    *out = NULL;
-    return status;
-  }
-  if (cacheable) kiln_program_cache_store(&key, *out, *jit, *log);
-  return KILN_COMPILE_OK;
+  return status;
 }
 
 /* Joins the kernel names of an executable as "a;b;c". */
@@ -172,7 +165,8 @@ static char *kernel_names_of(const kiln_module *module) {
 }
 
 /* Runs the job's compiler work; returns the CL status and sets the results. */
-static cl_int job_execute(struct build_job *job, kiln_module **module, kiln_jit_program **jit, char **log,
+static cl_int job_execute(struct build_job *job, kiln_module **module, kiln_jit_program **jit, bool *store,
+                          struct kiln_program_cache_key *store_key, char **log,
                           struct kiln_program_option_flags *flags) {
   cl_program program = job->program;
   int status;
@@ -180,7 +174,8 @@ static cl_int job_execute(struct build_job *job, kiln_module **module, kiln_jit_
   case JOB_BUILD:
     if (program->origin == KILN_PROGRAM_FROM_SOURCE) {
       *flags = kiln_program_parse_option_flags(job->options);
-      status = program_build_cached(program->source, program->source_length, job->options, module, jit, log);
+      status = program_build_cached(program->source, program->source_length, job->options, module, jit, store,
+                                    store_key, log);
       return map_status(status, CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS);
     }
     /* From a binary: an executable is used as it is, an object or library is linked. The
@@ -218,27 +213,18 @@ static cl_int job_run(struct build_job *job) {
   kiln_module *module = NULL;
   char *log = NULL;
   struct kiln_program_option_flags flags = {0};
-  kiln_jit_program *jit = NULL; /* set by a build from source */
-  cl_int err = job_execute(job, &module, &jit, &log, &flags);
+  kiln_jit_program *jit = NULL; /* set by a build from source served by the cache */
+  bool store = false;
+  struct kiln_program_cache_key store_key = {{0}};
+  cl_int err = job_execute(job, &module, &jit, &store, &store_key, &log, &flags);
   bool reuse_binary = err == CL_SUCCESS && !module; /* an executable binary built as it is */
   char *names = NULL;
   kiln_module *executable = reuse_binary ? program->module : module;
-  if (err == CL_SUCCESS && jit) {
+  if (err == CL_SUCCESS && kiln_module_get_kind(executable) == KILN_MODULE_EXECUTABLE) {
+    /* Its machine code is generated when the first kernel is created (program_code.c). */
     names = kernel_names_of(executable);
     if (!names) {
       err = CL_OUT_OF_HOST_MEMORY;
-      kiln_jit_free(jit);
-      jit = NULL;
-    }
-  } else if (err == CL_SUCCESS && kiln_module_get_kind(executable) == KILN_MODULE_EXECUTABLE) {
-    char *jit_log = NULL;
-    int status = kiln_jit_load(executable, &jit, &jit_log);
-    append_log(&log, jit_log);
-    if (status == KILN_COMPILE_OK) names = kernel_names_of(executable);
-    if (status != KILN_COMPILE_OK || !names) {
-      err = status == KILN_COMPILE_OUT_OF_MEMORY || (status == KILN_COMPILE_OK && !names)
-                ? CL_OUT_OF_HOST_MEMORY
-                : job->kind == JOB_LINK ? CL_LINK_PROGRAM_FAILURE : CL_BUILD_PROGRAM_FAILURE;
       if (jit) kiln_jit_free(jit);
       jit = NULL;
     }
@@ -262,6 +248,8 @@ static cl_int job_run(struct build_job *job) {
     program->module = NULL;
   }
   program->jit = jit;
+  program->cache_store_pending = err == CL_SUCCESS && store;
+  if (program->cache_store_pending) program->cache_key = store_key;
   program->kernel_names = names;
   program->log = log;
   program->options = job->options;

@@ -6,7 +6,8 @@
  * SLEEF's scalar functions (Sleef_*) and C math library functions (remainder, ...);
  * tests/unit/test_builtins_coverage.c checks that nothing else is.
  *
- * builtins.h: the embedded bitcode (one llvm-link'ed module). */
+ * builtins.h: the embedded bitcode (one llvm-link'ed module) and the names of the
+ * functions and variables it defines (llvm-nm's list: one per line). */
 #ifndef KILN_DEVICE_CPU_BUILTINS_H
 #define KILN_DEVICE_CPU_BUILTINS_H
 
@@ -14,5 +15,7 @@
 
 extern const unsigned char kiln_builtins_bitcode[];
 extern const size_t kiln_builtins_bitcode_size;
+extern const unsigned char kiln_builtins_symbols[];
+extern const size_t kiln_builtins_symbols_size;
 
 #endif

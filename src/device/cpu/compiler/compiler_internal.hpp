@@ -65,6 +65,10 @@ bool lower_printf(llvm::Module &m, std::string &error);
 // Whether kernel (or a function it calls) calls printf, lowered or not.
 bool calls_printf(llvm::Function &kernel);
 
+// Links the builtin library into an executable's module (link.cpp; only what it calls);
+// false with `error` when something stays undefined.
+bool link_builtin_library(llvm::Module &m, std::string &error);
+
 // Integer division (safe_division.cpp): OpenCL leaves x / 0 and INT_MIN / -1 undefined,
 // but on x86 they trap and would kill the application. Every division or remainder whose
 // divisor is not a constant known to be safe divides by 1 instead in those cases.

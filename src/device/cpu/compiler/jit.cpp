@@ -1,5 +1,5 @@
-// jit.cpp: executable module -> machine code. A copy of the module gets one work-group
-// launcher per kernel (launcher.cpp), is retargeted from SPIR to the host (triple, data
+// jit.cpp: executable module -> machine code. A copy of the module is linked with the
+// builtin library, gets one work-group launcher per kernel (launcher.cpp), is retargeted from SPIR to the host (triple, data
 // layout, calling conventions), internalized except for the launchers, optimized (O3, or
 // O0 with -cl-opt-disable) and compiled by an ORC LLJIT for the host CPU and its features.
 #include "device/cpu/compiler/compiler_internal.hpp"
@@ -208,6 +208,10 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
   std::string error;
   std::unique_ptr<Module> m = kiln::copy_module(*executable->module, *context, error);
   if (!m) return fail(KILN_COMPILE_FAILED, error);
+  if (!kiln::link_builtin_library(*m, error)) {
+    m.reset();
+    return fail(KILN_COMPILE_FAILED, error);
+  }
 
   // Kernels in the order of the module's descriptions (wrap_module's order).
   std::vector<Function *> kernels;

@@ -14,7 +14,8 @@
 extern "C" {
 #endif
 
-#define KILN_BINARY_FORMAT_VERSION 1u
+/* 2: executables no longer carry the builtin library (the JIT links it). */
+#define KILN_BINARY_FORMAT_VERSION 2u
 #define KILN_BINARY_HEADER_SIZE 64u
 
 uint64_t kiln_fnv1a64(const void *data, size_t size);
