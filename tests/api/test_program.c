@@ -191,6 +191,34 @@ static void test_syntax_error_reports_diagnostics(void **state) {
   assert_cl_success(clReleaseProgram(program));
 }
 
+/* Code is generated when the first kernel is created, but a call to a function defined
+ * nowhere must still fail the build itself, with the function named in the log. */
+static void test_undefined_function_fails_the_build(void **state) {
+  struct kiln_test_env *env = *state;
+  static const char *sources[] = {
+      "int helper(int x);\nkernel void k(global int *p) { p[0] = helper(p[0]); }",
+      /* a builtin's name with a signature the library does not have */
+      "float4 fast_normalize(float4 x, int bogus);\nkernel void k(global float4 *p) { p[0] = fast_normalize(p[0], 1); }",
+  };
+  static const char *names[] = {"helper", "fast_normalize"};
+  for (int i = 0; i < 2; i++) {
+    cl_program program = source_program(env, sources[i]);
+    assert_int_equal(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(program, 0, NULL, NULL, NULL, NULL));
+    assert_int_equal(CL_BUILD_ERROR, build_status(program, env->device));
+    char *log = build_info_string(program, env->device, CL_PROGRAM_BUILD_LOG);
+    assert_non_null(strstr(log, "undefined function"));
+    assert_non_null(strstr(log, names[i]));
+    free(log);
+    assert_cl_success(clReleaseProgram(program));
+  }
+  /* The same calls with a definition in the program build, create and run. */
+  cl_program program = source_program(env, "int helper(int x) { return x * 3; }\n"
+                                           "kernel void k(global int *p) { p[get_global_id(0)] = helper(p[get_global_id(0)]); }");
+  assert_cl_success(clBuildProgram(program, 0, NULL, NULL, NULL, NULL));
+  assert_int_equal(21, run_first_kernel(env, program, "k", 7));
+  assert_cl_success(clReleaseProgram(program));
+}
+
 static void test_build_options(void **state) {
   struct kiln_test_env *env = *state;
   cl_program program = source_program(env, "kernel void k(global int *p) { p[0] = VALUE; }");
@@ -411,6 +439,7 @@ int main(void) {
       cmocka_unit_test(test_unsupported_creation_paths),
       cmocka_unit_test(test_build_and_info),
       cmocka_unit_test(test_syntax_error_reports_diagnostics),
+      cmocka_unit_test(test_undefined_function_fails_the_build),
       cmocka_unit_test(test_build_options),
       cmocka_unit_test(test_build_with_callback),
       cmocka_unit_test(test_compile_link_with_headers),
