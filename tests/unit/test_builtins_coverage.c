@@ -12,17 +12,11 @@
 static void check_std(const char *std) {
   char tmp[] = "/tmp/kiln_bt_cov_XXXXXX";
   assert_non_null(mkdtemp(tmp));
-  char path[4200];
-  snprintf(path, sizeof path, "%s/builtins.bc", tmp);
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  fwrite(kiln_builtins_bitcode, 1, kiln_builtins_bitcode_size, f);
-  fclose(f);
   char cmd[16384];
   snprintf(cmd, sizeof cmd,
            "cd %s && clang-19 -target " KILN_CLANG_TRIPLE " -x cl -cl-std=%s -Xclang -fdeclare-opencl-builtins "
            "-Xclang -finclude-default-header -Xclang -cl-ext=" KILN_CLANG_CL_EXT " -U__SPIR__ -U__SPIR64__ -O0 "
-           "-emit-llvm -c %s/coverage.cl -o k.bc && llvm-link-19 k.bc builtins.bc -o linked.bc && "
+           "-emit-llvm -c %s/coverage.cl -o k.bc && llvm-link-19 k.bc " KILN_BUILTINS_BC " -o linked.bc && "
            "llvm-nm-19 --undefined-only linked.bc | awk '{print $2}'",
            tmp, std, kiln_bt_source_dir());
   FILE *p = popen(cmd, "r");

@@ -1,13 +1,12 @@
 /* harness.h: runs OpenCL C test kernels against the embedded builtin library without the
  * JIT: the kernel is compiled with the user-kernel flags of compiler/clang_flags.h, linked
- * with kiln_builtins_bitcode, retargeted from SPIR to the host the way the compiler does
+ * with the builtin library (builtins.bc of the build tree, all shards in one module), retargeted from SPIR to the host the way the compiler does
  * (triple, data layout, calling conventions), built into a shared object with
  * harness_intrinsics.c, SLEEF and libm, and loaded with dlopen. Kernels run one work-item
  * at a time. */
 #ifndef KILN_TEST_BUILTINS_HARNESS_H
 #define KILN_TEST_BUILTINS_HARNESS_H
 
-#include "device/cpu/builtins/builtins.h"
 #include "device/cpu/compiler/clang_flags.h"
 
 #include <dlfcn.h>
@@ -38,11 +37,6 @@ static inline void *kiln_bt_load(const char *name, const char *std) {
   char tmp[] = "/tmp/kiln_bt_XXXXXX";
   if (!mkdtemp(tmp)) return NULL;
   char path[4200];
-  snprintf(path, sizeof path, "%s/builtins.bc", tmp);
-  FILE *f = fopen(path, "wb");
-  if (!f) return NULL;
-  fwrite(kiln_builtins_bitcode, 1, kiln_builtins_bitcode_size, f);
-  fclose(f);
   const char *dir = kiln_bt_source_dir();
   char *cmd = malloc(16384);
   snprintf(cmd, 16384,
@@ -50,7 +44,7 @@ static inline void *kiln_bt_load(const char *name, const char *std) {
            "clang-19 -target " KILN_CLANG_TRIPLE " -x cl -cl-std=%s -Xclang -fdeclare-opencl-builtins "
            "-Xclang -finclude-default-header -Xclang -cl-ext=" KILN_CLANG_CL_EXT
            " -U__SPIR__ -U__SPIR64__ -O1 -emit-llvm -c %s/%s.cl -o k.bc; "
-           "llvm-link-19 k.bc builtins.bc -o linked.bc; llvm-dis-19 linked.bc -o linked.ll; "
+           "llvm-link-19 k.bc " KILN_BUILTINS_BC " -o linked.bc; llvm-dis-19 linked.bc -o linked.ll; "
            "sed -e 's/^target datalayout = .*/target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128\"/' "
            "-e 's/^target triple = .*/target triple = \"x86_64-pc-linux-gnu\"/' -e 's/spir_func //g; s/spir_kernel //g' -e 's/target(\"spirv.Event\")/ptr/g' "
            "linked.ll > host.ll; "

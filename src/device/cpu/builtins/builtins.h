@@ -6,16 +6,23 @@
  * SLEEF's scalar functions (Sleef_*) and C math library functions (remainder, ...);
  * tests/unit/test_builtins_coverage.c checks that nothing else is.
  *
- * builtins.h: the embedded bitcode (one llvm-link'ed module) and the names of the
- * functions and variables it defines (llvm-nm's list: one per line). */
+ * builtins.h: the embedded library, one bitcode module ("shard") per family, and the
+ * names each shard defines, so that a program links only the families it uses. */
 #ifndef KILN_DEVICE_CPU_BUILTINS_H
 #define KILN_DEVICE_CPU_BUILTINS_H
 
 #include <stddef.h>
 
-extern const unsigned char kiln_builtins_bitcode[];
-extern const size_t kiln_builtins_bitcode_size;
-extern const unsigned char kiln_builtins_symbols[];
+struct kiln_builtins_shard {
+  const char *name; /* the family: "math", "integer", ... */
+  const unsigned char *bitcode;
+  size_t size;
+};
+
+extern const struct kiln_builtins_shard kiln_builtins_shards[];
+extern const size_t kiln_builtins_shard_count;
+/* "name\tshard index\n" for every function and variable a shard defines. */
+extern const char kiln_builtins_symbols[];
 extern const size_t kiln_builtins_symbols_size;
 
 #endif

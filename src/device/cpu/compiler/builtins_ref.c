@@ -1,28 +1,24 @@
-/* builtins_ref.c: where the compiler finds the embedded builtin library's bitcode and
- * symbol list. Without
- * the builtins target in the build (KILN_HAVE_BUILTINS unset) the symbols are weak and may
- * be absent: the library is then empty and programs that call builtins fail to link. */
+/* builtins_ref.c: where the compiler finds the embedded builtin library. Without the
+ * builtins target in the build (KILN_HAVE_BUILTINS unset) the symbols are weak and may be
+ * absent: the library is then empty and programs that call builtins fail to link. */
 #include "device/cpu/compiler/builtins_ref.h"
 
-#ifdef KILN_HAVE_BUILTINS
-#include "device/cpu/builtins/builtins.h"
-#else
-extern const unsigned char kiln_builtins_bitcode[] __attribute__((weak));
-extern const size_t kiln_builtins_bitcode_size __attribute__((weak));
-extern const unsigned char kiln_builtins_symbols[] __attribute__((weak));
-extern const size_t kiln_builtins_symbols_size __attribute__((weak));
+#ifndef KILN_HAVE_BUILTINS
+#pragma weak kiln_builtins_shards
+#pragma weak kiln_builtins_shard_count
+#pragma weak kiln_builtins_symbols
+#pragma weak kiln_builtins_symbols_size
 #endif
 
-void kiln_builtins_get(const unsigned char **bitcode, size_t *size) {
+size_t kiln_builtins_get_shards(const struct kiln_builtins_shard **shards) {
 #ifndef KILN_HAVE_BUILTINS
-  if (&kiln_builtins_bitcode_size == NULL || kiln_builtins_bitcode == NULL) {
-    *bitcode = NULL;
-    *size = 0;
-    return;
+  if (&kiln_builtins_shard_count == NULL || kiln_builtins_shards == NULL) {
+    *shards = NULL;
+    return 0;
   }
 #endif
-  *bitcode = kiln_builtins_bitcode;
-  *size = kiln_builtins_bitcode_size;
+  *shards = kiln_builtins_shards;
+  return kiln_builtins_shard_count;
 }
 
 void kiln_builtins_get_symbols(const char **names, size_t *size) {
@@ -33,6 +29,6 @@ void kiln_builtins_get_symbols(const char **names, size_t *size) {
     return;
   }
 #endif
-  *names = (const char *)kiln_builtins_symbols;
+  *names = kiln_builtins_symbols;
   *size = kiln_builtins_symbols_size;
 }

@@ -2,7 +2,7 @@
 // executable, printf lowering and a check that every function the program calls is its
 // own or the builtin library's (by the library's symbol list: reading its 3.7 MB of
 // bitcode takes tens of milliseconds). The library itself is linked in by the JIT
-// (link_builtin_library), when the code is generated.
+// (link_builtin_library), when the code is generated, one shard (family) at a time.
 #include "device/cpu/builtins/printf_host.h"
 #include "device/cpu/compiler/builtins_ref.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <vector>
 #include <string>
 
@@ -55,50 +56,78 @@ struct LinkState {
   ~LinkState() { module.reset(); }  // before its context
 };
 
-// The library's defined names, sorted (built once from the embedded list).
-const std::vector<StringRef> &builtin_names() {
-  static std::vector<StringRef> names;
+// The library's defined names with the shard defining each, sorted by name (built once
+// from the embedded list).
+struct BuiltinSymbol {
+  StringRef name;
+  unsigned shard;
+  bool operator<(const BuiltinSymbol &other) const { return name < other.name; }
+};
+
+const std::vector<BuiltinSymbol> &builtin_symbols() {
+  static std::vector<BuiltinSymbol> symbols;
   static std::once_flag once;
   std::call_once(once, [] {
     const char *list = nullptr;
     size_t size = 0;
     kiln_builtins_get_symbols(&list, &size);
-    StringRef text(list ? list : "", list ? size : 0);
     SmallVector<StringRef, 0> lines;
-    text.split(lines, '\n', -1, false);
-    names.assign(lines.begin(), lines.end());
-    std::sort(names.begin(), names.end());
+    StringRef(list ? list : "", list ? size : 0).split(lines, '\n', -1, false);
+    symbols.reserve(lines.size());
+    for (StringRef line : lines) {
+      auto [name, index] = line.split('\t');
+      unsigned shard = 0;
+      if (!index.getAsInteger(10, shard)) symbols.push_back({name, shard});
+    }
+    std::sort(symbols.begin(), symbols.end());
   });
-  return names;
+  return symbols;
 }
 
-bool builtin_library_defines(StringRef name) {
-  const std::vector<StringRef> &names = builtin_names();
-  return std::binary_search(names.begin(), names.end(), name);
+// The shard defining `name`, or -1.
+int builtin_shard_of(StringRef name) {
+  const std::vector<BuiltinSymbol> &symbols = builtin_symbols();
+  auto it = std::lower_bound(symbols.begin(), symbols.end(), BuiltinSymbol{name, 0});
+  return it != symbols.end() && it->name == name ? static_cast<int>(it->shard) : -1;
 }
+
+bool builtin_library_defines(StringRef name) { return builtin_shard_of(name) >= 0; }
 
 }  // namespace
 
 namespace kiln {
 
 bool link_builtin_library(Module &m, std::string &error) {
-  const unsigned char *bitcode = nullptr;
-  size_t size = 0;
-  kiln_builtins_get(&bitcode, &size);
-  if (bitcode && size) {
-    // Lazily: the linker materializes only the functions the program needs.
-    auto parsed = getLazyBitcodeModule(
-        MemoryBufferRef(StringRef(reinterpret_cast<const char *>(bitcode), size), "kiln-builtins"), m.getContext());
-    if (!parsed) {
-      error = "cannot read the builtin library: " + toString(parsed.takeError());
-      return false;
-    }
-    std::unique_ptr<Module> builtins = std::move(*parsed);
-    builtins->setTargetTriple(m.getTargetTriple());
-    builtins->setDataLayout(m.getDataLayout());
-    if (Linker::linkModules(m, std::move(builtins), Linker::LinkOnlyNeeded)) {
-      error = "cannot link the builtin library";
-      return false;
+  const kiln_builtins_shard *shards = nullptr;
+  size_t count = kiln_builtins_get_shards(&shards);
+  // Shards are linked as the open names require them; a shard's functions may call into
+  // another shard, so this repeats until nothing new is needed. Each is read lazily: the
+  // linker materializes only the functions the program needs.
+  std::vector<bool> linked(count, false);
+  for (;;) {
+    std::set<unsigned> needed;
+    for (const GlobalValue &g : m.global_values())
+      if (g.isDeclaration() && !g.use_empty()) {
+        int shard = builtin_shard_of(g.getName());
+        if (shard >= 0 && static_cast<size_t>(shard) < count && !linked[shard]) needed.insert(shard);
+      }
+    if (needed.empty()) break;
+    for (unsigned shard : needed) {
+      linked[shard] = true;
+      const kiln_builtins_shard &s = shards[shard];
+      auto parsed = getLazyBitcodeModule(
+          MemoryBufferRef(StringRef(reinterpret_cast<const char *>(s.bitcode), s.size), s.name), m.getContext());
+      if (!parsed) {
+        error = std::string("cannot read the builtin library (") + s.name + "): " + toString(parsed.takeError());
+        return false;
+      }
+      std::unique_ptr<Module> builtins = std::move(*parsed);
+      builtins->setTargetTriple(m.getTargetTriple());
+      builtins->setDataLayout(m.getDataLayout());
+      if (Linker::linkModules(m, std::move(builtins), Linker::LinkOnlyNeeded)) {
+        error = std::string("cannot link the builtin library (") + s.name + ")";
+        return false;
+      }
     }
   }
   // kiln_compiler_link checked the program's own calls: anything still open is the

@@ -122,22 +122,24 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *data) {
 static unsigned char builtins_identity[KILN_SHA256_SIZE];
 
 /* The build id covers the embedded bitcode and all of Kiln's code, so a rebuilt Kiln never
- * reuses entries; hashing the 2+ MB bitcode (the fallback) would cost milliseconds. */
+ * reuses entries; hashing the 3+ MB bitcode (the fallback) would cost milliseconds. */
 static void compute_builtins_identity(void) {
-  const unsigned char *bitcode = NULL;
-  size_t size = 0;
-  kiln_builtins_get(&bitcode, &size);
-  struct build_id_search search = {.address = bitcode ? (const void *)bitcode : (const void *)&kiln_builtins_get};
+  const struct kiln_builtins_shard *shards = NULL;
+  size_t count = kiln_builtins_get_shards(&shards);
+  struct build_id_search search = {.address = count ? (const void *)shards : (const void *)&kiln_builtins_get_shards};
   dl_iterate_phdr(find_build_id, &search);
   struct kiln_sha256 h;
   kiln_sha256_init(&h);
-  kiln_sha256_update(&h, &size, sizeof size);
+  kiln_sha256_update(&h, &count, sizeof count);
   if (search.size) {
     kiln_sha256_update(&h, "build-id", 8);
     kiln_sha256_update(&h, search.id, search.size);
   } else {
     kiln_sha256_update(&h, "bitcode", 7);
-    if (bitcode) kiln_sha256_update(&h, bitcode, size);
+    for (size_t i = 0; i < count; i++) {
+      kiln_sha256_update(&h, &shards[i].size, sizeof shards[i].size);
+      kiln_sha256_update(&h, shards[i].bitcode, shards[i].size);
+    }
   }
   kiln_sha256_final(&h, builtins_identity);
 }
