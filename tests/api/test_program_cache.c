@@ -157,21 +157,11 @@ static void child_build(const char *source, const char *options, struct child_re
   clReleaseContext(context);
 }
 
-/* Set in a child: LeakSanitizer's exit-time scan is skipped there. Under ASan it crashed
- * ("Tracer caught signal 11") in some of these short-lived builder processes on the CI
- * machine, never in the suites that build in-process. The children's OpenCL objects are
- * still counted by KILN_LEAK_CHECK, and the same build paths run under LeakSanitizer in
- * test_program_build and test_kernel_*. */
-static int running_as_child;
-int __lsan_is_turned_off(void);
-int __lsan_is_turned_off(void) { return running_as_child; }
-
 static const char *self_path;
 
 /* Child mode (argv: --child <source index> <options or "-">): builds and writes its report
  * to fd 3. */
 static int child_main(char **argv) {
-  running_as_child = 1;
   const char *source = argv[2][0] == '0' ? program_source : other_source;
   const char *options = strcmp(argv[3], "-") == 0 ? NULL : argv[3];
   struct child_report report;
