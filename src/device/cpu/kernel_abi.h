@@ -25,8 +25,9 @@ struct kiln_ndrange {
  * its actual local size (smaller for the last group of a non-uniform NDRange).
  * `args` is the packed argument block; `local_mem` is this thread's block of local
  * memory, at least kiln_kernel_desc.static_local_bytes plus the dynamic local
- * arguments, aligned to KILN_LOCAL_MEM_ALIGN. */
-typedef void (*kiln_launcher_fn)(const void *args, const struct kiln_ndrange *ndrange, uint64_t first_group,
+ * arguments, aligned to KILN_LOCAL_MEM_ALIGN. Returns 0, or nonzero when it could not
+ * run (kernels with barriers allocate their work-items' frames per call: out of memory). */
+typedef int (*kiln_launcher_fn)(const void *args, const struct kiln_ndrange *ndrange, uint64_t first_group,
                                  uint64_t group_count, void *local_mem);
 
 #define KILN_LOCAL_MEM_ALIGN 128u

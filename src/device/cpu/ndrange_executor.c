@@ -66,8 +66,7 @@ static bool run_groups(const struct kiln_ndrange_launch *launch, size_t batch, u
     local = local_memory(worker_id, launch->local_mem_bytes);
     if (!local) return false;
   }
-  launch->launcher(launch->args, &launch->range, first, count, local);
-  return true;
+  return launch->launcher(launch->args, &launch->range, first, count, local) == 0;
 }
 
 bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id) {

@@ -453,7 +453,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   const DataLayout &dl = m.getDataLayout();
   Type *ptr = PointerType::get(c, 0);
   Type *i64 = Type::getInt64Ty(c);
-  FunctionType *type = FunctionType::get(Type::getVoidTy(c), {ptr, ptr, i64, i64, ptr}, false);
+  FunctionType *type = FunctionType::get(Type::getInt32Ty(c), {ptr, ptr, i64, i64, ptr}, false);
   Function *f = Function::Create(type, GlobalValue::ExternalLinkage, name, m);
   f->addFnAttr(Attribute::NoUnwind);
   f->addParamAttr(0, Attribute::ReadOnly);
@@ -545,7 +545,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     BasicBlock *have_memory = BasicBlock::Create(c, "have_memory", f);
     b.CreateCondBr(b.CreateIsNull(frames_memory), no_memory, have_memory);
     b.SetInsertPoint(no_memory);
-    b.CreateRetVoid();
+    b.CreateRet(b.getInt32(1));
     b.SetInsertPoint(have_memory);
   }
 
@@ -592,7 +592,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     FunctionCallee free_fn = m.getOrInsertFunction("free", FunctionType::get(b.getVoidTy(), {ptr}, false));
     b.CreateCall(free_fn, {frames_memory});
   }
-  b.CreateRetVoid();
+  b.CreateRet(b.getInt32(0));
 
   if (!barriers) {
     if (!inline_all(*f, error)) return nullptr;
