@@ -6,6 +6,8 @@
  * frexp, ilogb, fmax, nextafter) and special cases of powr and rootn. */
 #include "builtins_harness.h"
 
+#include <float.h>
+
 #define ELEMENTS 96
 #define FUNCTIONS 20
 
@@ -168,8 +170,47 @@ static void test_special_values(void **state) {
   }
 }
 
+/* Results just inside the range, where earlier versions overflowed (found by the CTS's
+ * math_brute_force) or lost the quotient bits (remquo), and normalize of a vector whose
+ * length itself overflows (test_geometrics). */
+static const char *edge_source =
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+    "kernel void edges(global const float *fi, global const double *di, global float *fo, global double *do_,\n"
+    "                  global int *q) {\n"
+    "  fo[0] = cosh(fi[0]); fo[1] = sinh(fi[0]); fo[2] = cosh(-fi[0]); fo[3] = sinh(-fi[0]);\n"
+    "  do_[0] = cosh(di[0]); do_[1] = sinh(-di[0]);\n"
+    "  do_[2] = pow(-di[1], 1.0); do_[3] = pown(-di[1], 1); do_[4] = powr(di[1], 1.0); do_[5] = pow(di[1], 0.5);\n"
+    "  int k; fo[4] = remquo(fi[1], fi[2], &k); q[0] = k;\n"
+    "  double2 n = normalize((double2)(di[2], di[3])); do_[6] = n.x; do_[7] = n.y;\n"
+    "}\n";
+
+static void test_edges_of_the_range(void **state) {
+  float fi[3] = {-0x1.62e6p+6f, 0x1.f0441ap+127f, -0x1.29c0e4p+125f}, fo[5];
+  double di[4] = {-0x1.63p+9, DBL_MAX, 0x1.7a8a95dca630cp+1023, -0x1.6de2669ea47d3p+1023}, dout[8];
+  int q[1];
+  bt_run_source(*state, edge_source, BT_CL12, "edges", 1, 1,
+                BT_ARGS(BT_IN(fi, sizeof fi), BT_IN(di, sizeof di), BT_OUT(fo, sizeof fo), BT_OUT(dout, sizeof dout),
+                        BT_OUT(q, sizeof q)));
+  long double ch = coshl(fi[0]), chd = coshl(di[0]);
+  assert_true(bt_ulps_float(fo[0], ch) <= 4.0);
+  assert_true(bt_ulps_float(fo[1], -ch) <= 4.0); /* sinh(-88.72) = -cosh(-88.72) to float precision */
+  assert_true(bt_ulps_float(fo[2], ch) <= 4.0);
+  assert_true(bt_ulps_float(fo[3], ch) <= 4.0);
+  assert_true(bt_ulps_double(dout[0], chd) <= 4.0);
+  assert_true(bt_ulps_double(dout[1], chd) <= 4.0);
+  assert_true(dout[2] == -DBL_MAX && dout[3] == -DBL_MAX && dout[4] == DBL_MAX);
+  assert_true(bt_ulps_double(dout[5], sqrtl(DBL_MAX)) <= 16.0);
+  /* remquo: x / y = -6.67..., rounded -7: the remainder and the quotient's sign and low bits. */
+  assert_true(fo[4] == remainderf(fi[1], fi[2]));
+  assert_int_equal(q[0], -7);
+  long double l = hypotl(di[2], di[3]);
+  assert_true(bt_ulps_double(dout[6], di[2] / l) <= 4.0);
+  assert_true(bt_ulps_double(dout[7], di[3] / l) <= 4.0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_edges_of_the_range),
       cmocka_unit_test(test_float_cl12),  cmocka_unit_test(test_float_cl30),
       cmocka_unit_test(test_double_cl12), cmocka_unit_test(test_double_cl30),
       cmocka_unit_test(test_special_values),

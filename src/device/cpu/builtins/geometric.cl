@@ -32,21 +32,31 @@ FLOAT_GEOMETRY(4, float4, double4)
 OVL float length(float p) { return __builtin_fabsf(p); }
 OVL float normalize(float p) { return p == 0.0f || p != p ? p : __builtin_copysignf(1.0f, p); }
 
-#define DOUBLE_GEOMETRY(N, G)                                                                  \
-  OVL double length(G p) {                                                                    \
+/* The largest |component| of p. */
+#define DOUBLE_MAX_ABS(N, G)                                                                   \
+  static OVL double max_abs(G p) {                                                            \
     G a = __builtin_elementwise_abs(p);                                                       \
     double m = 0.0;                                                                           \
     for (int i = 0; i < N; ++i) m = a[i] > m ? a[i] : m; /* not sizeof: double3 has 4 slots */ \
-    double s = m > 0x1p500 ? 0x1p-600 : m < 0x1p-500 ? 0x1p600 : 1.0;                         \
+    return m;                                                                                 \
+  }
+/* The power of two that brings a largest component m near 1 (1 when it needs none). */
+static double scale_for(double m) { return m > 0x1p500 ? 0x1p-600 : m < 0x1p-500 ? 0x1p600 : 1.0; }
+#define DOUBLE_GEOMETRY(N, G)                                                                  \
+  DOUBLE_MAX_ABS(N, G)                                                                        \
+  OVL double length(G p) {                                                                    \
+    double m = max_abs(p), s = scale_for(m);                                                  \
     if (m == (double)INFINITY) return m;                                                      \
     G q = p * s;                                                                              \
     return __builtin_sqrt(dot(q, q)) / s;                                                     \
   }                                                                                           \
+  /* Divided in the scaled domain: the length of a huge vector may itself overflow. */       \
   OVL G normalize(G p) {                                                                      \
     G inf = __builtin_elementwise_abs(p) == (G)(double)INFINITY ? (G)1.0 : (G)0.0;            \
     if (dot(inf, inf) > 0.0) p = __builtin_elementwise_copysign(inf, p);                      \
-    double l = length(p);                                                                     \
-    return l == 0.0 ? p : p / l;                                                              \
+    G q = p * scale_for(max_abs(p));                                                          \
+    double l = __builtin_sqrt(dot(q, q));                                                     \
+    return l == 0.0 ? p : q / l;                                                              \
   }
 DOUBLE_GEOMETRY(2, double2)
 DOUBLE_GEOMETRY(3, double3)

@@ -32,8 +32,25 @@ SLEEF1(tan, tanf_u10, tan_u10)
 SLEEF1(asin, asinf_u10, asin_u10)
 SLEEF1(acos, acosf_u10, acos_u10)
 SLEEF1(atan, atanf_u10, atan_u10)
-SLEEF1(sinh, sinhf_u10, sinh_u10)
-SLEEF1(cosh, coshf_u10, cosh_u10)
+/* sinh/cosh: SLEEF's overflow a little before the true results do (float near |x| = 88.7,
+ * double near 709.8). Float takes SLEEF's double past 88; double computes
+ * e^|x| / 2 = (e^(|x|/2) / 2) * e^(|x|/2) past 708, where e^-|x| no longer matters and
+ * |x|/2 is exact (about 2.5 ULP in all; the limit is 4). */
+DECLARE_SLEEF(sinhf_u10, sinh_u10)
+DECLARE_SLEEF(coshf_u10, cosh_u10)
+double Sleef_exp_u10(double);
+static double half_exp_of_abs(double x) {
+  double e = Sleef_exp_u10(__builtin_fabs(x) * 0.5);
+  return (e * 0.5) * e;
+}
+OVL double sinh(double x) {
+  return __builtin_fabs(x) > 708.0 ? __builtin_copysign(half_exp_of_abs(x), x) : Sleef_sinh_u10(x);
+}
+OVL double cosh(double x) { return __builtin_fabs(x) > 708.0 ? half_exp_of_abs(x) : Sleef_cosh_u10(x); }
+OVL float sinh(float x) { return __builtin_fabsf(x) > 88.0f ? (float)Sleef_sinh_u10((double)x) : Sleef_sinhf_u10(x); }
+OVL float cosh(float x) { return __builtin_fabsf(x) > 88.0f ? (float)Sleef_cosh_u10((double)x) : Sleef_coshf_u10(x); }
+VECTORS1(sinh)
+VECTORS1(cosh)
 SLEEF1(tanh, tanhf_u10, tanh_u10)
 /* SLEEF's float asinh/acosh/atanh are limited to |x| < 1.8e19: float uses double. */
 double Sleef_asinh_u10(double);
@@ -94,7 +111,22 @@ OVL double cospi(double x) {
 VECTORS1(sinpi)
 VECTORS1(cospi)
 SLEEF2(atan2, atan2f_u10, atan2_u10)
-SLEEF2(pow, powf_u10, pow_u10)
+/* pow: SLEEF's double pow overflows for results just below DBL_MAX (pow(-DBL_MAX, 1) was
+ * -inf). Such an overflow is redone as pow(x/s, y) * pow(s, y) with s = 2 when |x| > 1
+ * (then y > 0) or 1/2 (then y < 0): the first factor is the smaller, neither overflows
+ * unless the result does (about 2.5 ULP; the limit is 16). Past |y| = 1024 the second
+ * factor itself overflows: SLEEF's result stands. */
+DECLARE_SLEEF2(powf_u10, pow_u10)
+OVL float pow(float x, float y) { return Sleef_powf_u10(x, y); }
+OVL double pow(double x, double y) {
+  double r = Sleef_pow_u10(x, y);
+  if (__builtin_fabs(r) != (double)INFINITY || __builtin_fabs(x) == (double)INFINITY || x == 0.0 ||
+      !(__builtin_fabs(y) < 1024.0))
+    return r;
+  double s = __builtin_fabs(x) > 1.0 ? 2.0 : 0.5;
+  return Sleef_pow_u10(x / s, y) * Sleef_pow_u10(s, y);
+}
+VECTORS2(pow)
 SLEEF2(hypot, hypotf_u05, hypot_u05)
 /* SLEEF's fmod/remainder fail for huge quotients: the host libm's exact ones instead. */
 OVL float fmod(float x, float y) { return __builtin_fmodf(x, y); }
@@ -306,7 +338,9 @@ static float remquo_impl(float x, float y, int *q) {
   if (r != r || y == 0.0f || fabs(x) == INFINITY) { *q = 0; return r; }
   float ay = fabs(y), m = fmod(fabs(x), 128.0f * ay);
   if (fabs(128.0f * ay) == INFINITY) m = fabs(x);
-  int k = (int)rint((m - fabs(r) * ((r < 0.0f) != (x < 0.0f) ? -1.0f : 1.0f)) / ay) & 127;
+  /* In double: m + |r| may exceed FLT_MAX (and is exact there). */
+  double mr = (double)m - (double)fabs(r) * ((r < 0.0f) != (x < 0.0f) ? -1.0 : 1.0);
+  int k = (int)rint(mr / (double)ay) & 127;
   *q = ((x < 0.0f) != (y < 0.0f)) ? -k : k;
   return r;
 }
@@ -314,8 +348,13 @@ static double remquo_impl_d(double x, double y, int *q) {
   double r = remainder(x, y);
   if (r != r || y == 0.0 || fabs(x) == (double)INFINITY) { *q = 0; return r; }
   double ay = fabs(y), m = fmod(fabs(x), 128.0 * ay);
-  if (fabs(128.0 * ay) == (double)INFINITY) m = fabs(x);
-  int k = (int)rint((m - fabs(r) * ((r < 0.0) != (x < 0.0) ? -1.0 : 1.0)) / ay) & 127;
+  double scale = 1.0;
+  if (fabs(128.0 * ay) == (double)INFINITY) {
+    m = fabs(x);
+    scale = 0.5; /* huge operands: halved (exactly) so that m + |r| cannot overflow */
+  }
+  double mr = m * scale - fabs(r) * scale * ((r < 0.0) != (x < 0.0) ? -1.0 : 1.0);
+  int k = (int)rint(mr / (ay * scale)) & 127;
   *q = ((x < 0.0) != (y < 0.0)) ? -k : k;
   return r;
 }
