@@ -50,13 +50,17 @@ static double scale_for(double m) { return m > 0x1p500 ? 0x1p-600 : m < 0x1p-500
     G q = p * s;                                                                              \
     return __builtin_sqrt(dot(q, q)) / s;                                                     \
   }                                                                                           \
-  /* Divided in the scaled domain: the length of a huge vector may itself overflow. */       \
+  /* l is the length of p * s. Huge p (s < 1): the true length may overflow, so p / l, then  \
+   * scaled (scaling p first would flush its small components); tiny p: scaled first, as    \
+   * dividing first could underflow them. */                                                 \
   OVL G normalize(G p) {                                                                      \
     G inf = __builtin_elementwise_abs(p) == (G)(double)INFINITY ? (G)1.0 : (G)0.0;            \
     if (dot(inf, inf) > 0.0) p = __builtin_elementwise_copysign(inf, p);                      \
-    G q = p * scale_for(max_abs(p));                                                          \
+    double s = scale_for(max_abs(p));                                                         \
+    G q = p * s;                                                                              \
     double l = __builtin_sqrt(dot(q, q));                                                     \
-    return l == 0.0 ? p : q / l;                                                              \
+    if (l == 0.0) return p;                                                                   \
+    return s < 1.0 ? (p / l) * s : q / l;                                                     \
   }
 DOUBLE_GEOMETRY(2, double2)
 DOUBLE_GEOMETRY(3, double3)
