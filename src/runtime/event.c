@@ -170,10 +170,28 @@ bool kiln_event_add_dependent(cl_event event, cl_event dependent, bool propagate
   return true;
 }
 
+/* How long a waiter with nothing to help with watches the event before it sleeps: a
+ * short command taken by a worker completes within this, and sleeping would add a futex
+ * wake and a context switch (microseconds) to its latency. */
+#define WAIT_SPIN_NS 10000
+
+/* True when the event completed (or failed) within WAIT_SPIN_NS. */
+static bool spin_until_done(cl_event event) {
+  cl_ulong end = kiln_time_now_ns() + WAIT_SPIN_NS;
+  do {
+    for (int i = 0; i < 64; i++) {
+      if (atomic_load_explicit(&event->status, memory_order_acquire) <= CL_COMPLETE) return true;
+      __builtin_ia32_pause();
+    }
+  } while (kiln_time_now_ns() < end);
+  return false;
+}
+
 cl_int kiln_event_wait(cl_event event) {
   cl_int status;
   while ((status = atomic_load(&event->status)) > CL_COMPLETE) {
     if (kiln_worker_pool_help()) continue;
+    if (spin_until_done(event)) continue;
     atomic_fetch_add(&event->waiters, 1);
     status = atomic_load(&event->status);
     if (status > CL_COMPLETE) syscall(SYS_futex, &event->status, FUTEX_WAIT_PRIVATE, status, NULL, NULL, 0);
