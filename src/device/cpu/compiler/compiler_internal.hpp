@@ -69,6 +69,10 @@ bool calls_printf(llvm::Function &kernel);
 // false with `error` when something stays undefined.
 bool link_builtin_library(llvm::Module &m, std::string &error);
 
+// SLEEF's vector math functions offered to the loop vectorizer for the scalar ones the
+// module calls (vector_math.cpp), for the host's widest instruction sets.
+void add_vector_math_variants(llvm::Module &m);
+
 // Integer division (safe_division.cpp): OpenCL leaves x / 0 and INT_MIN / -1 undefined,
 // but on x86 they trap and would kill the application. Every division or remainder whose
 // divisor is not a constant known to be safe divides by 1 instead in those cases.

@@ -231,6 +231,7 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
   }
   retarget(*m, **tm);
   kiln::guard_integer_division(*m);
+  if (!opt_disable) kiln::add_vector_math_variants(*m);
   std::set<Function *> launchers;
   for (size_t i = 0; i < kernels.size(); i++) {
     Function *l = kiln::build_launcher(*m, *kernels[i], executable->kernels[i], layouts[i], launcher_name(i), error);
@@ -247,7 +248,7 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
       f.setComdat(nullptr);
     }
   for (GlobalVariable &gv : m->globals())
-    if (!gv.isDeclaration()) {
+    if (!gv.isDeclaration() && !gv.getName().starts_with("llvm.")) {  // llvm.compiler.used keeps its linkage
       gv.setLinkage(GlobalValue::InternalLinkage);
       gv.setComdat(nullptr);
     }
