@@ -181,7 +181,9 @@ static bool spin_until_done(cl_event event) {
   do {
     for (int i = 0; i < 64; i++) {
       if (atomic_load_explicit(&event->status, memory_order_acquire) <= CL_COMPLETE) return true;
-      __builtin_ia32_pause();
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause(); /* lets a sibling hyperthread run while this one watches */
+#endif
     }
   } while (kiln_time_now_ns() < end);
   return false;

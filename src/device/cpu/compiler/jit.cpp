@@ -1,7 +1,8 @@
 // jit.cpp: executable module -> machine code. A copy of the module is linked with the
-// builtin library, gets one work-group launcher per kernel (launcher.cpp), is retargeted from SPIR to the host (triple, data
-// layout, calling conventions), internalized except for the launchers, optimized (O3, or
-// O0 with -cl-opt-disable) and compiled by an ORC LLJIT for the host CPU and its features.
+// builtin library, gets one work-group launcher per kernel (launcher.cpp), is retargeted
+// from SPIR to the host (triple, data layout, calling conventions), internalized except
+// for the launchers, optimized (O3, or O0 with -cl-opt-disable) and compiled by an ORC
+// LLJIT for the host CPU and its features.
 #include "device/cpu/compiler/compiler_internal.hpp"
 
 #include <llvm/ExecutionEngine/ObjectCache.h>
