@@ -386,6 +386,38 @@ static void test_barrier_kernel(void **state) {
   clReleaseKernel(k);
 }
 
+/* A printf whose result is used after a barrier prints once per work-item: the barrier
+ * transformation may recompute cheap values in later regions, never a printf call. */
+static void test_result_used_after_barrier(void **state) {
+  struct fixture *f = *state;
+  const char *text = "kernel void once(global int *ret) {\n"
+                     "  int r = printf(\"x\\n\");\n"
+                     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                     "  ret[get_local_id(0)] = r;\n"
+                     "}\n";
+  cl_int err;
+  cl_program program = clCreateProgramWithSource(f->env.context, 1, &text, NULL, &err);
+  assert_cl_success(err);
+  assert_cl_success(clBuildProgram(program, 1, &f->env.device, NULL, NULL, NULL));
+  cl_kernel k = kernel_of(program, "once");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof f->ret, &f->ret));
+  size_t four = 4;
+  struct capture c;
+  capture_begin(&c);
+  cl_int enqueue = clEnqueueNDRangeKernel(f->env.queue, k, 1, NULL, &four, &four, 0, NULL, NULL);
+  cl_int finish = clFinish(f->env.queue);
+  char *out = capture_end(&c, NULL);
+  assert_cl_success(enqueue);
+  assert_cl_success(finish);
+  expect_output(out, "x\nx\nx\nx\n");
+  cl_int rets[4];
+  assert_cl_success(clEnqueueReadBuffer(f->env.queue, f->ret, CL_TRUE, 0, sizeof rets, rets, 0, NULL, NULL));
+  for (int i = 0; i < 4; i++) assert_int_equal(0, rets[i]);
+  free(out);
+  clReleaseKernel(k);
+  clReleaseProgram(program);
+}
+
 /* More output than CL_DEVICE_PRINTF_BUFFER_SIZE: calls that do not fit return -1 and
  * print nothing; the others print whole lines; nothing crashes, and the next launch
  * has its full buffer again. */
@@ -549,7 +581,7 @@ int main(void) {
       cmocka_unit_test(test_floats),          cmocka_unit_test(test_infinity_nan),
       cmocka_unit_test(test_chars_strings),   cmocka_unit_test(test_vectors),
       cmocka_unit_test(test_pointer),         cmocka_unit_test(test_order_and_event),
-      cmocka_unit_test(test_barrier_kernel),  cmocka_unit_test(test_buffer_overflow),
+      cmocka_unit_test(test_barrier_kernel),  cmocka_unit_test(test_result_used_after_barrier),  cmocka_unit_test(test_buffer_overflow),
       cmocka_unit_test(test_program_binary),  cmocka_unit_test(test_concurrent_launches),
       cmocka_unit_test(test_quiet_kernel),
   };

@@ -36,6 +36,15 @@ constexpr const char *OPTIONS_METADATA = "kiln.options";
 constexpr const char *OPTION_OPT_DISABLE = "opt-disable";
 
 char *dup_log(const std::string &text);
+// A call the launcher replaces by a work-item value (kernel_abi.h): get_local_id and the
+// like. Not the barrier intrinsic, nor other __kiln_ helpers such as printf's.
+inline bool is_work_item_intrinsic(llvm::StringRef name) {
+  for (const char *n : {KILN_INTRINSIC_LOCAL_ID, KILN_INTRINSIC_GROUP_ID, KILN_INTRINSIC_LOCAL_SIZE,
+                        KILN_INTRINSIC_ENQUEUED_LOCAL_SIZE, KILN_INTRINSIC_GLOBAL_SIZE, KILN_INTRINSIC_GLOBAL_OFFSET,
+                        KILN_INTRINSIC_NUM_GROUPS, KILN_INTRINSIC_WORK_DIM})
+    if (name == n) return true;
+  return false;
+}
 bool is_kernel(const llvm::Function &f);
 bool has_option(const llvm::Module &m, const char *option);
 void add_option(llvm::Module &m, const char *option);

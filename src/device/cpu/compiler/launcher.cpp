@@ -86,8 +86,7 @@ void replace_intrinsics(const std::vector<BasicBlock *> &blocks, const WorkItemV
     for (Instruction &inst : *bb)
       if (auto *call = dyn_cast<CallInst>(&inst))
         if (Function *callee = call->getCalledFunction())
-          if (callee->getName().starts_with("__kiln_") && callee->getName() != KILN_INTRINSIC_BARRIER)
-            calls.push_back(call);
+          if (kiln::is_work_item_intrinsic(callee->getName())) calls.push_back(call);
   for (CallInst *call : calls) {
     IRBuilder<> b(call);
     StringRef name = call->getCalledFunction()->getName();
@@ -233,7 +232,7 @@ bool rematerializable(const Value *v, int depth = 0) {
   if (!inst || depth > 6) return false;
   if (auto *call = dyn_cast<CallInst>(inst)) {
     Function *callee = call->getCalledFunction();
-    if (!callee || !callee->getName().starts_with("__kiln_") || callee->getName() == KILN_INTRINSIC_BARRIER) return false;
+    if (!callee || !kiln::is_work_item_intrinsic(callee->getName())) return false;
   } else if (!isa<BinaryOperator>(inst) && !isa<CastInst>(inst) && !isa<CmpInst>(inst) && !isa<SelectInst>(inst) &&
              !isa<GetElementPtrInst>(inst)) {
     return false;

@@ -28,17 +28,6 @@ using namespace llvm;
 
 namespace {
 
-bool is_work_item_intrinsic(StringRef name) {
-  static const char *const names[] = {
-      KILN_INTRINSIC_LOCAL_ID,     KILN_INTRINSIC_GROUP_ID,      KILN_INTRINSIC_LOCAL_SIZE,
-      KILN_INTRINSIC_ENQUEUED_LOCAL_SIZE, KILN_INTRINSIC_GLOBAL_SIZE, KILN_INTRINSIC_GLOBAL_OFFSET,
-      KILN_INTRINSIC_NUM_GROUPS,   KILN_INTRINSIC_WORK_DIM,      KILN_INTRINSIC_BARRIER,
-  };
-  for (const char *n : names)
-    if (name == n) return true;
-  return false;
-}
-
 // Collects the linker's diagnostics (duplicate definitions, type clashes).
 void collect_diagnostic(const DiagnosticInfo *info, void *context) {
   std::string &out = *static_cast<std::string *>(context);
@@ -182,16 +171,18 @@ extern "C" int kiln_compiler_link(kiln_module *const *inputs, size_t num_inputs,
       status = KILN_COMPILE_FAILED;
     }
     // What the program calls but does not define must come from the builtin library.
+    bool undefined = false;
     for (Function &f : *s.module) {
       if (status != KILN_COMPILE_OK) break;
-      if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty() || is_work_item_intrinsic(f.getName()) ||
-          f.getName() == KILN_PRINTF_HOST_SYMBOL || builtin_library_defines(f.getName()))
+      StringRef name = f.getName();
+      if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty() || kiln::is_work_item_intrinsic(name) ||
+          name == KILN_INTRINSIC_BARRIER || name == KILN_PRINTF_HOST_SYMBOL || builtin_library_defines(name))
         continue;
-      std::string name = f.getName().str();
-      std::string demangled = demangle(name);
-      s.log += "error: undefined function " + demangled + (demangled != name ? " (" + name + ")" : "") + "\n";
+      std::string demangled = demangle(name.str());
+      s.log += "error: undefined function " + demangled + (demangled != name ? " (" + name.str() + ")" : "") + "\n";
+      undefined = true;
     }
-    if (status == KILN_COMPILE_OK && s.log.find("undefined function") != std::string::npos) status = KILN_COMPILE_FAILED;
+    if (undefined) status = KILN_COMPILE_FAILED;
   }
 
   if (status == KILN_COMPILE_OK) {
