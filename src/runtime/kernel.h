@@ -61,6 +61,6 @@ struct kiln_device_limits {
   bool non_uniform_work_groups;     /* CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT */
   size_t preferred_multiple;        /* the float vector width */
 };
-const struct kiln_device_limits *kiln_device_limits(cl_device_id device);
+const struct kiln_device_limits *kiln_device_limits(void); /* of Kiln's one device, read once */
 
 #endif

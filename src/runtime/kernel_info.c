@@ -3,6 +3,7 @@
 #include "runtime/kernel.h"
 
 #include "runtime/context.h"
+#include "runtime/device.h"
 #include "runtime/info.h"
 #include "runtime/program.h"
 
@@ -10,12 +11,11 @@
 
 static struct kiln_device_limits limits;
 static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
-static cl_device_id limits_device;
 
 /* The device's answers never change, so they are read once (clGetDeviceInfo is the one
  * place that knows them). */
 static void limits_load(void) {
-  cl_device_id device = limits_device;
+  cl_device_id device = kiln_device_get(); /* Kiln has one device */
   cl_bool non_uniform = CL_FALSE;
   cl_uint float_width = 1;
   clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof limits.max_work_group_size,
@@ -29,15 +29,14 @@ static void limits_load(void) {
   limits.preferred_multiple = float_width ? float_width : 1;
 }
 
-const struct kiln_device_limits *kiln_device_limits(cl_device_id device) {
-  limits_device = device; /* Kiln has one device */
+const struct kiln_device_limits *kiln_device_limits(void) {
   pthread_once(&limits_once, limits_load);
   return &limits;
 }
 
 size_t kiln_kernel_max_work_group_size(cl_kernel kernel) {
   const struct kiln_kernel_desc *desc = kernel->desc;
-  const struct kiln_device_limits *l = kiln_device_limits(kernel->program->device);
+  const struct kiln_device_limits *l = kiln_device_limits();
   if (desc->reqd_work_group_size[0]) {
     uint64_t reqd = desc->reqd_work_group_size[0] * desc->reqd_work_group_size[1] * desc->reqd_work_group_size[2];
     if (reqd < l->max_work_group_size) return (size_t)reqd;
@@ -126,7 +125,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
   case CL_KERNEL_LOCAL_MEM_SIZE:
     KILN_INFO_VALUE(cl_ulong, kiln_kernel_local_mem_layout(kernel, NULL));
   case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-    KILN_INFO_VALUE(size_t, kiln_device_limits(kernel->program->device)->preferred_multiple);
+    KILN_INFO_VALUE(size_t, kiln_device_limits()->preferred_multiple);
   case CL_KERNEL_PRIVATE_MEM_SIZE:
     KILN_INFO_VALUE(cl_ulong, desc->private_bytes);
   default:

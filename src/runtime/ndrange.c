@@ -135,7 +135,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
   if (kernel->context != kiln_queue_context(command_queue)) return CL_INVALID_CONTEXT;
   if (!kernel->launcher) return CL_INVALID_PROGRAM_EXECUTABLE;
   if (kernel->unset_args) return CL_INVALID_KERNEL_ARGS;
-  const struct kiln_device_limits *limits = kiln_device_limits(kernel->program->device);
+  const struct kiln_device_limits *limits = kiln_device_limits();
   if (work_dim < 1 || work_dim > 3) return CL_INVALID_WORK_DIMENSION;
 
   /* OpenCL 2.1+: a NULL or zero global size is a valid launch that does nothing. */
