@@ -54,9 +54,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_q
   }
   if (!device_runs_native_kernels(command_queue)) return CL_INVALID_OPERATION;
   for (cl_uint i = 0; i < num_mem_objects; i++) {
-    if (!mem_list[i]) continue;
-    if (!kiln_mem_is_buffer(mem_list[i])) return CL_INVALID_MEM_OBJECT;
-    if (mem_list[i]->context != kiln_queue_context(command_queue)) return CL_INVALID_CONTEXT;
+    cl_int mem_err = mem_list[i] ? kiln_mem_check_queue_buffer(command_queue, mem_list[i]) : CL_SUCCESS;
+    if (mem_err != CL_SUCCESS) return mem_err;
   }
   if (err != CL_SUCCESS) return err;
 

@@ -354,7 +354,10 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
       err = CL_INVALID_BINARY;
       goto out;
     }
-    if (!options) effective = binary_options = copy_string(program->options);
+    if (!options && !(effective = binary_options = copy_string(program->options))) {
+      err = CL_OUT_OF_HOST_MEMORY;
+      goto out;
+    }
   }
   char *log = NULL;
   if (kiln_compiler_check_options(effective, false, &log) != KILN_COMPILE_OK) {

@@ -267,6 +267,16 @@ static int count_files(const char *dir, const char *suffix, char *first, size_t 
   return n;
 }
 
+/* The inode of the one entry in dir: a hit reads the entry (and only refreshes its mtime);
+ * a build that stores writes a new file and renames it over, so the inode changes. */
+static ino_t entry_inode(const char *dir) {
+  char path[768];
+  assert_int_equal(count_files(dir, ".kcache", path, sizeof path), 1);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  return st.st_ino;
+}
+
 static void assert_same_build(const struct child_report *a, const struct child_report *b) {
   assert_string_equal(a->names, b->names);
   assert_string_equal(a->kernels, b->kernels);
@@ -281,8 +291,10 @@ static void test_miss_then_hit_in_new_process(void **state) {
   struct child_report first = build_once(program_source, "-cl-kernel-arg-info");
   assert_int_equal(count_files(dir, ".kcache", NULL, 0), 1);
   assert_int_equal(count_files(dir, "", NULL, 0), 1);  /* no temporary file left */
+  ino_t stored = entry_inode(dir);
   struct child_report second = build_once(program_source, "-cl-kernel-arg-info");
   assert_int_equal(count_files(dir, ".kcache", NULL, 0), 1);
+  assert_true(entry_inode(dir) == stored); /* read, not rebuilt and stored again */
   assert_same_build(&first, &second);
   assert_string_equal(first.names, "scale;sum8");
   assert_non_null(strstr(first.kernels, "reqd_work_group_size(8,1,1)"));
@@ -322,8 +334,11 @@ static void check_rebuilt_after(const char *name, void (*damage)(const char *pat
   size_t size = 0;
   unsigned char *before = read_whole(path, &size);
   damage(path);
+  ino_t damaged = entry_inode(dir);
   struct child_report rebuilt = build_once(program_source, "-cl-kernel-arg-info");
   assert_same_build(&original, &rebuilt);
+  ino_t rewritten = entry_inode(dir);
+  assert_true(rewritten != damaged); /* the damaged entry was replaced, not used */
   size_t rewritten_size = 0;
   unsigned char *after = read_whole(path, &rewritten_size);
   /* The entry was written again (builds are deterministic: the same bytes). */
@@ -333,6 +348,7 @@ static void check_rebuilt_after(const char *name, void (*damage)(const char *pat
   free(after);
   struct child_report hit = build_once(program_source, "-cl-kernel-arg-info");
   assert_same_build(&original, &hit);
+  assert_true(entry_inode(dir) == rewritten);
 }
 
 static void flip_byte_in_middle(const char *path) {

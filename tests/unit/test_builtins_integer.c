@@ -23,12 +23,6 @@ static int teardown(void **state) {
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next_random(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 
 struct itype { const char *name; int bits, is_signed; };
 static const struct itype types[] = {
@@ -116,7 +110,7 @@ static unsigned char in[3][E * 8], out[E * 8];
 static void fill(const struct itype *t, void *p) {
   const i128 edge[] = {tmin(t), tmax(t), 0, 1, -1, tmin(t) + 1, tmax(t) - 1, 2};
   for (size_t k = 0; k < E; ++k) {
-    uint64_t r = next_random();
+    uint64_t r = kiln_bt_random(&rng);
     i128 v = (k % 5 == 0) ? edge[(r >> 8) % 8] : (k % 5 == 1) ? (i128)(int64_t)(r % 7) - 3 : (i128)r;
     put(t, p, k, wrap(t, v));
   }

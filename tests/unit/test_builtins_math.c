@@ -24,12 +24,6 @@ static int teardown(void **state) {
 }
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t next_random(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 
 static const double specials[] = {0.0, -0.0, 1.0, -1.0, INFINITY, -INFINITY, NAN, 0.5, -0.5, 2.0, 3.14159265358979,
                                   1e-40, -1e-40, 1.17549435e-38, 3.4e38, -3.4e38, 100.0, -100.0, 1e10, 0.25};
@@ -37,7 +31,7 @@ static const double specials[] = {0.0, -0.0, 1.0, -1.0, INFINITY, -INFINITY, NAN
 
 static void fill_float(float *x, int kind) {
   for (size_t i = 0; i < N; ++i) {
-    uint64_t r = next_random();
+    uint64_t r = kiln_bt_random(&rng);
     if (i < NSPECIAL) x[i] = (float)specials[i];
     else if (i % 3 == 0) { uint32_t b = (uint32_t)r; memcpy(&x[i], &b, 4); }
     else if (i % 3 == 1) x[i] = (float)((double)(r >> 11) / 9007199254740992.0 * 20.0 - 10.0);
@@ -47,7 +41,7 @@ static void fill_float(float *x, int kind) {
 }
 static void fill_double(double *x, int kind) {
   for (size_t i = 0; i < N; ++i) {
-    uint64_t r = next_random();
+    uint64_t r = kiln_bt_random(&rng);
     if (i < NSPECIAL) x[i] = specials[i];
     else if (i % 3 == 0) memcpy(&x[i], &r, 8);
     else if (i % 3 == 1) x[i] = (double)(r >> 11) / 9007199254740992.0 * 20.0 - 10.0;
@@ -227,7 +221,7 @@ static void test_exact_with_int_or_pointer(void **state) {
   static double cd[N];
   fill_float(xf, 0);
   fill_double(xd, 0);
-  for (size_t i = 0; i < N; ++i) n[i] = (int)(next_random() % 601) - 300;
+  for (size_t i = 0; i < N; ++i) n[i] = (int)(kiln_bt_random(&rng) % 601) - 300;
   KILN_BT_RUN_1D(lib, k3_fn, "t_ldexp_f", N, 64, xf, n, rf);
   KILN_BT_RUN_1D(lib, k3_fn, "t_ldexp_d", N, 64, xd, n, rd);
   for (size_t i = 0; i < N; ++i) {
@@ -289,7 +283,7 @@ static void test_exact_with_int_or_pointer(void **state) {
     if (!isnan(xf[i]) && xf[i] != 0) assert_int_equal(e[i], ilogbf(xf[i]));
   }
   /* pown and rootn: accuracy against long double. */
-  for (size_t i = 0; i < N; ++i) n[i] = (int)(next_random() % 21) - 10;
+  for (size_t i = 0; i < N; ++i) n[i] = (int)(kiln_bt_random(&rng) % 21) - 10;
   fill_float(xf, 0);
   fill_double(xd, 0);
   KILN_BT_RUN_1D(lib, k3_fn, "t_pown_f", N, 64, xf, n, rf);
@@ -306,10 +300,10 @@ static void test_exact_with_int_or_pointer(void **state) {
   for (size_t i = 0; i < N; ++i) n[i] = n[i] == 0 ? 3 : n[i];
   /* rootn also with huge |n| and with x of extreme exponents, where 1/n's rounding error
    * would be multiplied by |log x|. */
-  for (size_t i = 0; i < N; i += 7) n[i] = (int)(next_random() % 4000) - 2000;
-  for (size_t i = 0; i < N; i += 11) n[i] = (int)(next_random() % 2 ? 1 : -1) * (int)(next_random() >> 34);
+  for (size_t i = 0; i < N; i += 7) n[i] = (int)(kiln_bt_random(&rng) % 4000) - 2000;
+  for (size_t i = 0; i < N; i += 11) n[i] = (int)(kiln_bt_random(&rng) % 2 ? 1 : -1) * (int)(kiln_bt_random(&rng) >> 34);
   for (size_t i = 0; i < N; ++i) n[i] = n[i] == 0 ? 3 : n[i];
-  for (size_t i = NSPECIAL; i < N; i += 3) xd[i] = ldexp(1.0 + (double)(next_random() >> 12) * 0x1p-52, (int)(next_random() % 2140) - 1070);
+  for (size_t i = NSPECIAL; i < N; i += 3) xd[i] = ldexp(1.0 + (double)(kiln_bt_random(&rng) >> 12) * 0x1p-52, (int)(kiln_bt_random(&rng) % 2140) - 1070);
   KILN_BT_RUN_1D(lib, k3_fn, "t_rootn_f", N, 64, xf, n, rf);
   KILN_BT_RUN_1D(lib, k3_fn, "t_rootn_d", N, 64, xd, n, rd);
   worst_f = 0;

@@ -22,12 +22,6 @@ static int teardown(void **state) {
   return 0;
 }
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint64_t next_random(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 
 typedef void (*k2_fn)(const void *, void *);
 typedef void (*k3_fn)(const void *, const void *, void *);
@@ -93,7 +87,7 @@ static void test_vload_vstore_half(void **state) {
   size_t checked = 0;
   for (int round = 0; round < 4; ++round) {
     for (size_t k = 0; k < NH; ++k) {
-      uint64_t r = next_random();
+      uint64_t r = kiln_bt_random(&rng);
       uint16_t base = (uint16_t)(r & 0x7fff);
       if ((base & 0x7c00) == 0x7c00) base &= 0x7bff;
       double v = half_value(base), next = half_value((uint16_t)(base + 1));
@@ -151,8 +145,8 @@ static void test_shuffle(void **state) {
   static int x[256], r[512];
   static uint32_t m[512];
   static float xf[512], rf[512];
-  for (size_t i = 0; i < 256; ++i) x[i] = (int)next_random();
-  for (size_t i = 0; i < 512; ++i) m[i] = (uint32_t)next_random(); /* high bits set at random */
+  for (size_t i = 0; i < 256; ++i) x[i] = (int)kiln_bt_random(&rng);
+  for (size_t i = 0; i < 512; ++i) m[i] = (uint32_t)kiln_bt_random(&rng); /* high bits set at random */
   KILN_BT_RUN_1D(lib, k3_fn, "t_shuffle", 64, 16, x, m, r);
   for (size_t i = 0; i < 512; ++i) assert_int_equal(r[i], x[(i / 8) * 4 + (m[i] & 3)]);
   for (size_t i = 0; i < 512; ++i) xf[i] = (float)i;
@@ -161,8 +155,8 @@ static void test_shuffle(void **state) {
   /* 32 work-items, each shuffling two char16 loaded from 32 consecutive chars. */
   static int8_t xc[32 * 32], rc[64];
   static uint8_t mc[64];
-  for (size_t i = 0; i < sizeof xc; ++i) xc[i] = (int8_t)next_random();
-  for (size_t i = 0; i < 64; ++i) mc[i] = (uint8_t)next_random();
+  for (size_t i = 0; i < sizeof xc; ++i) xc[i] = (int8_t)kiln_bt_random(&rng);
+  for (size_t i = 0; i < 64; ++i) mc[i] = (uint8_t)kiln_bt_random(&rng);
   KILN_BT_RUN_1D(lib, k3_fn, "t_shuffle2_char", 32, 16, xc, mc, rc);
   for (size_t i = 0; i < 64; ++i) assert_int_equal(rc[i], xc[(i / 2) * 32 + (mc[i] & 31)]);
 }

@@ -32,6 +32,14 @@ static inline const char *kiln_bt_source_dir(void) {
   return dir;
 }
 
+/* xorshift64: reproducible test inputs from a per-suite seed in *state. */
+static inline uint64_t kiln_bt_random(uint64_t *state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
 /* Builds <this dir>/<name>.cl with -cl-std=<std>; returns the dlopen handle or NULL. */
 static inline void *kiln_bt_load(const char *name, const char *std) {
   char tmp[] = "/tmp/kiln_bt_XXXXXX";

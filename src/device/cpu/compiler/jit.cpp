@@ -196,26 +196,26 @@ void kiln_jit_define_symbol(const char *name, void *address) {
 int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **log) {
   *out = nullptr;
   if (log) *log = nullptr;
-  auto fail = [log](int status, const std::string &message) {
+  auto fail = [log](const std::string &message) {
     if (log) *log = kiln::dup_log("error: " + message + "\n");
-    return status;
+    return KILN_COMPILE_FAILED;
   };
-  if (executable->kind != KILN_MODULE_EXECUTABLE) return fail(KILN_COMPILE_FAILED, "not an executable program");
+  if (executable->kind != KILN_MODULE_EXECUTABLE) return fail("not an executable program");
   initialize_llvm();
 
   bool opt_disable = kiln::has_option(*executable->module, kiln::OPTION_OPT_DISABLE);
   auto jtmb = host_target(opt_disable);
-  if (!jtmb) return fail(KILN_COMPILE_FAILED, toString(jtmb.takeError()));
+  if (!jtmb) return fail(toString(jtmb.takeError()));
   auto tm = jtmb->createTargetMachine();
-  if (!tm) return fail(KILN_COMPILE_FAILED, toString(tm.takeError()));
+  if (!tm) return fail(toString(tm.takeError()));
 
   auto context = std::make_unique<LLVMContext>();
   std::string error;
   std::unique_ptr<Module> m = kiln::copy_module(*executable->module, *context, error);
-  if (!m) return fail(KILN_COMPILE_FAILED, error);
+  if (!m) return fail(error);
   if (!kiln::link_builtin_library(*m, error)) {
     m.reset();
-    return fail(KILN_COMPILE_FAILED, error);
+    return fail(error);
   }
 
   // Kernels in the order of the module's descriptions (wrap_module's order).
@@ -224,7 +224,7 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
     if (kiln::is_kernel(f)) kernels.push_back(&f);
   if (kernels.size() != executable->kernels.size()) {
     m.reset();
-    return fail(KILN_COMPILE_FAILED, "kernel list mismatch");
+    return fail("kernel list mismatch");
   }
   std::vector<kiln::LocalLayout> layouts;
   for (size_t i = 0; i < kernels.size(); i++) {
@@ -238,7 +238,7 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
     Function *l = kiln::build_launcher(*m, *kernels[i], executable->kernels[i], layouts[i], launcher_name(i), error);
     if (!l) {
       m.reset();
-      return fail(KILN_COMPILE_FAILED, error);
+      return fail(error);
     }
     launchers.insert(l);
   }
@@ -257,7 +257,7 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
   raw_string_ostream verify_os(verify);
   if (verifyModule(*m, &verify_os)) {
     m.reset();
-    return fail(KILN_COMPILE_FAILED, "invalid launcher code: " + verify_os.str());
+    return fail("invalid launcher code: " + verify_os.str());
   }
   optimize(*m, **tm, opt_disable);
   static const bool dump_ir = getenv("KILN_DEBUG_IR") != nullptr;
@@ -268,12 +268,12 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
   auto jit = create_jit(std::move(*jtmb), program->capture.get());
   if (!jit) {
     m.reset();
-    return fail(KILN_COMPILE_FAILED, toString(jit.takeError()));
+    return fail(toString(jit.takeError()));
   }
   program->jit = std::move(*jit);
   if (Error e = program->jit->addIRModule(ThreadSafeModule(std::move(m), std::move(context))))
-    return fail(KILN_COMPILE_FAILED, toString(std::move(e)));
-  if (Error e = find_launchers(*program, kernels.size())) return fail(KILN_COMPILE_FAILED, toString(std::move(e)));
+    return fail(toString(std::move(e)));
+  if (Error e = find_launchers(*program, kernels.size())) return fail(toString(std::move(e)));
   *out = program.release();
   if (log) *log = strdup("");
   return KILN_COMPILE_OK;

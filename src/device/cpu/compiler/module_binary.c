@@ -25,17 +25,9 @@ uint64_t kiln_fnv1a64(const void *data, size_t size) {
 static void put_u32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
-static void put_u64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
 static uint32_t get_u32(const unsigned char *p) {
   uint32_t v = 0;
   for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
-  return v;
-}
-static uint64_t get_u64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
   return v;
 }
 
@@ -56,8 +48,8 @@ int kiln_binary_wrap(uint32_t kind, const void *payload, size_t payload_size, vo
   put_u32(out + OFF_KIND, kind);
   put_version(out + OFF_KILN, KILN_VERSION_STRING);
   put_version(out + OFF_LLVM, KILN_LLVM_VERSION_STRING);
-  put_u64(out + OFF_SIZE, payload_size);
-  put_u64(out + OFF_SUM, kiln_fnv1a64(payload, payload_size));
+  kiln_put_le64(out + OFF_SIZE, payload_size);
+  kiln_put_le64(out + OFF_SUM, kiln_fnv1a64(payload, payload_size));
   memcpy(out + KILN_BINARY_HEADER_SIZE, payload, payload_size);
   *bytes = out;
   *size = KILN_BINARY_HEADER_SIZE + payload_size;
@@ -91,12 +83,12 @@ int kiln_binary_unwrap(const void *bytes, size_t size, uint32_t *kind, const voi
     *why = "unknown module kind";
     return KILN_COMPILE_INVALID_BINARY;
   }
-  uint64_t n = get_u64(p + OFF_SIZE);
+  uint64_t n = kiln_get_le64(p + OFF_SIZE);
   if (n != size - KILN_BINARY_HEADER_SIZE) {
     *why = "truncated or oversized binary";
     return KILN_COMPILE_INVALID_BINARY;
   }
-  if (kiln_fnv1a64(p + KILN_BINARY_HEADER_SIZE, (size_t)n) != get_u64(p + OFF_SUM)) {
+  if (kiln_fnv1a64(p + KILN_BINARY_HEADER_SIZE, (size_t)n) != kiln_get_le64(p + OFF_SUM)) {
     *why = "checksum mismatch (corrupt binary)";
     return KILN_COMPILE_INVALID_BINARY;
   }

@@ -20,6 +20,16 @@ extern "C" {
 
 uint64_t kiln_fnv1a64(const void *data, size_t size);
 
+/* Little-endian 64-bit fields of Kiln's binary and cache formats. */
+static inline void kiln_put_le64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline uint64_t kiln_get_le64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
 /* Allocates (malloc) header + payload. 0, or KILN_COMPILE_OUT_OF_MEMORY. */
 int kiln_binary_wrap(uint32_t kind, const void *payload, size_t payload_size, void **bytes, size_t *size);
 

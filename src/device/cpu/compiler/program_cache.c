@@ -218,15 +218,6 @@ static char *entry_path(const char *dir, const struct kiln_program_cache_key *ke
   return join(dir, name);
 }
 
-static void put_u64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static uint64_t get_u64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
-
 /* A bounds-checked reader over the payload. */
 struct reader {
   const unsigned char *at, *end;
@@ -234,7 +225,7 @@ struct reader {
 
 static bool read_block(struct reader *r, const unsigned char **bytes, size_t *size) {
   if ((size_t)(r->end - r->at) < 8) return false;
-  uint64_t n = get_u64(r->at);
+  uint64_t n = kiln_get_le64(r->at);
   r->at += 8;
   if (n > (uint64_t)(r->end - r->at)) return false;
   *bytes = r->at;
@@ -281,9 +272,9 @@ bool kiln_program_cache_load(const struct kiln_program_cache_key *key, kiln_modu
   const void **objects = NULL;
   size_t *sizes = NULL;
   if (!data) goto out;
-  if (memcmp(data, entry_magic, sizeof entry_magic) != 0 || get_u64(data + 8) != ENTRY_FORMAT ||
-      memcmp(data + 16, key->digest, KILN_SHA256_SIZE) != 0 || get_u64(data + 48) != size - HEADER_SIZE ||
-      kiln_fnv1a64(data + HEADER_SIZE, size - HEADER_SIZE) != get_u64(data + 56))
+  if (memcmp(data, entry_magic, sizeof entry_magic) != 0 || kiln_get_le64(data + 8) != ENTRY_FORMAT ||
+      memcmp(data + 16, key->digest, KILN_SHA256_SIZE) != 0 || kiln_get_le64(data + 48) != size - HEADER_SIZE ||
+      kiln_fnv1a64(data + HEADER_SIZE, size - HEADER_SIZE) != kiln_get_le64(data + 56))
     goto out;
   struct reader r = {data + HEADER_SIZE, data + size};
   const unsigned char *module_bytes, *log_bytes, *count_bytes;
@@ -292,7 +283,7 @@ bool kiln_program_cache_load(const struct kiln_program_cache_key *key, kiln_modu
   if (r.end - r.at < 8) goto out;
   count_bytes = r.at;
   r.at += 8;
-  uint64_t count = get_u64(count_bytes);
+  uint64_t count = kiln_get_le64(count_bytes);
   if (count == 0 || count > MAX_OBJECTS) goto out;
   objects = calloc((size_t)count, sizeof *objects);
   sizes = calloc((size_t)count, sizeof *sizes);
@@ -432,26 +423,26 @@ void kiln_program_cache_store(const struct kiln_program_cache_key *key, const ki
   entry = malloc(HEADER_SIZE + payload);
   if (!entry) goto out;
   unsigned char *p = entry + HEADER_SIZE;
-  put_u64(p, module_size);
+  kiln_put_le64(p, module_size);
   memcpy(p + 8, module_bytes, module_size);
   p += 8 + module_size;
-  put_u64(p, log_size);
+  kiln_put_le64(p, log_size);
   if (log_size) memcpy(p + 8, log, log_size);
   p += 8 + log_size;
-  put_u64(p, count);
+  kiln_put_le64(p, count);
   p += 8;
   for (size_t i = 0; i < count; i++) {
     size_t n = 0;
     const void *object = kiln_jit_object(jit, i, &n);
-    put_u64(p, n);
+    kiln_put_le64(p, n);
     memcpy(p + 8, object, n);
     p += 8 + n;
   }
   memcpy(entry, entry_magic, sizeof entry_magic);
-  put_u64(entry + 8, ENTRY_FORMAT);
+  kiln_put_le64(entry + 8, ENTRY_FORMAT);
   memcpy(entry + 16, key->digest, KILN_SHA256_SIZE);
-  put_u64(entry + 48, payload);
-  put_u64(entry + 56, kiln_fnv1a64(entry + HEADER_SIZE, payload));
+  kiln_put_le64(entry + 48, payload);
+  kiln_put_le64(entry + 56, kiln_fnv1a64(entry + HEADER_SIZE, payload));
 
   if (!make_directories(dir)) goto out;
   path = entry_path(dir, key);

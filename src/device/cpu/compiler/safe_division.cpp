@@ -7,6 +7,7 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 
+#include <utility>
 #include <vector>
 
 using namespace llvm;
@@ -29,8 +30,7 @@ bool is_safe_constant(Value *divisor, bool is_signed) {
   return safe(c);
 }
 
-void guard(BinaryOperator &division) {
-  bool is_signed = division.getOpcode() == Instruction::SDiv || division.getOpcode() == Instruction::SRem;
+void guard(BinaryOperator &division, bool is_signed) {
   Value *dividend = division.getOperand(0), *divisor = division.getOperand(1);
   Type *type = divisor->getType();
   IRBuilder<> b(&division);
@@ -52,7 +52,7 @@ void guard(BinaryOperator &division) {
 namespace kiln {
 
 void guard_integer_division(Module &m) {
-  std::vector<BinaryOperator *> divisions;
+  std::vector<std::pair<BinaryOperator *, bool>> divisions;  // with: signed
   for (Function &f : m)
     for (Instruction &inst : instructions(f))
       if (auto *op = dyn_cast<BinaryOperator>(&inst)) {
@@ -60,9 +60,9 @@ void guard_integer_division(Module &m) {
         bool is_signed = code == Instruction::SDiv || code == Instruction::SRem;
         if ((is_signed || code == Instruction::UDiv || code == Instruction::URem) &&
             !is_safe_constant(op->getOperand(1), is_signed))
-          divisions.push_back(op);
+          divisions.emplace_back(op, is_signed);
       }
-  for (BinaryOperator *division : divisions) guard(*division);
+  for (auto &[division, is_signed] : divisions) guard(*division, is_signed);
 }
 
 }  // namespace kiln
