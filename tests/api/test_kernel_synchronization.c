@@ -113,6 +113,70 @@ static void test_barrier_2d(void **state) {
   assert_cl_success(clReleaseProgram(program));
 }
 
+/* Values kept across barriers once per group (uniform) or per work-item: the strides and
+ * round count of a tree reduction over any group size (uniform, updated and read again
+ * within one region), a loop each work-item leaves at its own iteration (its counter is
+ * the same for all work-items inside the loop, not after it), and a value chosen by a
+ * branch on the local id (uniform operands, divergent choice). */
+static const char *uniform_source =
+    "kernel void uniform_values(global const int *in, global int *out, local int *tmp) {\n"
+    "  size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);\n"
+    "  tmp[l] = in[g];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  size_t prev = n, s = (n + 1) / 2;\n"
+    "  int rounds = 0;\n"
+    "  while (prev > 1) {\n"
+    "    if (l < prev - s) tmp[l] += tmp[l + s];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    prev = s;\n"
+    "    s = (s + 1) / 2;\n"
+    "    rounds++;\n"
+    "  }\n"
+    "  int sum = tmp[0];\n"
+    "  uint t = 1;\n"
+    "  size_t k = 0;\n"
+    "  while (k < l) { t = t * 3u + (uint)k; k++; }\n"
+    "  size_t m;\n"
+    "  if (l & 1) { m = n * 2; out[4 * g + 3] = -1; } else { m = n * 3; }\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[4 * g] = sum;\n"
+    "  out[4 * g + 1] = rounds;\n"
+    "  out[4 * g + 2] = (int)(t + (uint)k);\n"
+    "  out[4 * g + 3] = (int)m;\n"
+    "}\n";
+
+static void check_uniform_values(struct kiln_test_env *env, size_t global, size_t local) {
+  cl_int *in = malloc(global * sizeof *in), *out = calloc(4 * global, sizeof *out);
+  for (size_t i = 0; i < global; i++) in[i] = (cl_int)(i % 97) - 40;
+  bt_run_source(env, uniform_source, BT_CL30, /* non-uniform groups */ "uniform_values", global, local,
+                BT_ARGS(BT_IN(in, global * sizeof *in), BT_OUT(out, 4 * global * sizeof *out),
+                        BT_LOCAL(local * sizeof(cl_int))));
+  for (size_t base = 0; base < global; base += local) {
+    size_t n = global - base < local ? global - base : local;
+    int sum = 0, rounds = 0;
+    for (size_t l = 0; l < n; l++) sum += in[base + l];
+    for (size_t prev = n; prev > 1; prev = (prev + 1) / 2) rounds++;
+    for (size_t l = 0; l < n; l++) {
+      size_t g = base + l;
+      unsigned t = 1;
+      for (size_t k = 0; k < l; k++) t = t * 3u + (unsigned)k;
+      int want[4] = {sum, rounds, (int)(t + (unsigned)l), (int)(l & 1 ? n * 2 : n * 3)};
+      for (int i = 0; i < 4; i++)
+        if (out[4 * g + i] != want[i])
+          fail_msg("global %zu local %zu item %zu value %d: got %d, want %d", global, local, g, i, out[4 * g + i], want[i]);
+    }
+  }
+  free(in), free(out);
+}
+
+static void test_uniform_values_across_barriers(void **state) {
+  check_uniform_values(*state, 4096, 256);
+  check_uniform_values(*state, 4096, 64);
+  check_uniform_values(*state, 4090, 13); /* non-uniform: the last group has 8 */
+  check_uniform_values(*state, 1000, 7);
+  check_uniform_values(*state, 300, 1);
+}
+
 /* Per group: 100 int4 (global -> local, modified, local -> global, two copies chained on
  * one event), 100 ints gathered with stride 3 and scattered with stride 5, 37 floats. */
 static const char *async_source =
@@ -257,7 +321,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_barrier_cl12),          cmocka_unit_test(test_work_group_barrier_cl30),
       cmocka_unit_test(test_barrier_2d),            cmocka_unit_test(test_async_copies),
-      cmocka_unit_test(test_program_scope_globals),
+      cmocka_unit_test(test_program_scope_globals), cmocka_unit_test(test_uniform_values_across_barriers),
   };
   return cmocka_run_group_tests(tests, bt_setup, bt_teardown);
 }

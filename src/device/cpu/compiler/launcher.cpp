@@ -6,14 +6,24 @@
 // Kernels with barriers: continuation-based synchronization (Karrenberg & Hack, CGO'12).
 // The inlined body is split at every barrier into barrier-free regions. Values live across
 // a barrier are recomputed where cheap (arithmetic on arguments and work-item ids) or else
-// demoted to stack slots; all stack slots live in a per-work-item frame (one frame per
-// work-item of the group, heap-allocated per launcher call). Each
+// demoted to stack slots. Stack slots of values that differ between work-items live in a
+// per-work-item frame (one frame per work-item of the group, heap-allocated per launcher
+// call); those of values uniform across the group (LLVM's uniformity analysis; e.g. the
+// stride of a tree reduction) live once per group, in two launcher-local buffers: a region
+// reads the "current" one when a work-item enters it and writes the "next" one when the
+// work-item leaves, and "next" becomes "current" once every work-item has run the region.
+// (One shared slot would be wrong: work-items run one after another, so the first one's
+// update would reach the others within the same region.) Being launcher allocas, the
+// uniform slots become registers after optimization, and region loops whose only frame
+// traffic was such a value vectorize. Each
 // region is cloned into its own z/y/x loop; a region ends where a work-item reaches a
 // barrier (or returns), recording which region comes next, and a dispatcher runs that
 // region's loop. Barriers must be reached by all work-items of a group (OpenCL's rule), so
 // the next region is the same for all of them.
 #include "device/cpu/compiler/compiler_internal.hpp"
 
+#include <llvm/Analysis/TargetTransformInfoImpl.h>
+#include <llvm/Analysis/UniformityAnalysis.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
@@ -161,7 +171,52 @@ struct SplitKernel {
   std::vector<Region> regions;                      // regions[0] starts at the entry
   std::vector<std::pair<AllocaInst *, uint64_t>> slots;  // frame offsets
   uint64_t frame_size = 0;
+  std::vector<std::pair<AllocaInst *, uint64_t>> uniform_slots;  // offsets in the uniform buffers
+  uint64_t uniform_size = 0;
 };
+
+// What differs between the work-items of a group, told to LLVM's uniformity analysis
+// through a target-info model: local ids, private memory (each work-item's own frame) and,
+// conservatively, everything read from memory or returned by a call that touches memory
+// (work-items of a region run one after another, so they need not see the same memory).
+class WorkItemDivergence : public TargetTransformInfoImplCRTPBase<WorkItemDivergence> {
+ public:
+  explicit WorkItemDivergence(const DataLayout &dl) : TargetTransformInfoImplCRTPBase(dl) {}
+  bool hasBranchDivergence(const Function * = nullptr) const { return true; }
+  bool isSourceOfDivergence(const Value *v) const {
+    if (isa<AllocaInst>(v) || isa<LoadInst>(v) || isa<AtomicRMWInst>(v) || isa<AtomicCmpXchgInst>(v) ||
+        isa<VAArgInst>(v) || isa<InvokeInst>(v) || isa<CallBrInst>(v))
+      return true;
+    auto *call = dyn_cast<CallInst>(v);
+    if (!call) return false;
+    Function *callee = call->getCalledFunction();
+    if (!callee) return true;
+    StringRef name = callee->getName();
+    if (kiln::is_work_item_intrinsic(name)) return name == KILN_INTRINSIC_LOCAL_ID;
+    return !call->doesNotAccessMemory();
+  }
+};
+
+// The instructions of `w` whose value is the same for every work-item of a group wherever
+// it is used.
+std::set<const Instruction *> uniform_values(Function &w) {
+  FunctionAnalysisManager fam;
+  const DataLayout &dl = w.getParent()->getDataLayout();
+  fam.registerPass([&] { return TargetIRAnalysis([&dl](const Function &) { return TargetTransformInfo(WorkItemDivergence(dl)); }); });
+  PassBuilder pb;
+  pb.registerFunctionAnalyses(fam);  // keeps the target-info model registered above
+  UniformityInfo &ui = fam.getResult<UniformityInfoAnalysis>(w);
+  std::set<const Instruction *> uniform;
+  for (Instruction &inst : instructions(w)) {
+    if (ui.isDivergent(&inst) || inst.getType()->isVoidTy()) continue;
+    // A value defined in a loop that work-items leave at different iterations differs
+    // between them after the loop ("temporal divergence").
+    bool divergent_use = false;
+    for (const Use &u : inst.uses()) divergent_use = divergent_use || ui.isDivergentUse(u);
+    if (!divergent_use) uniform.insert(&inst);
+  }
+  return uniform;
+}
 
 bool value_escapes_block(const Instruction &inst) {
   for (const User *u : inst.users()) {
@@ -311,6 +366,8 @@ bool split_kernel(Function &w, SplitKernel &s, std::string &error) {
   }
 
   rematerialize_escaping(w);
+  std::set<const Instruction *> uniform = uniform_values(w);
+  std::set<AllocaInst *> uniform_allocas;
   // Demote the values live across a barrier to entry-block stack slots (frame slots).
   // Values used only within one region stay SSA values: in a region's clone their
   // definition still dominates their uses.
@@ -328,9 +385,22 @@ bool split_kernel(Function &w, SplitKernel &s, std::string &error) {
     else
       values.push_back(&inst);
   }
-  for (Instruction *inst : values) DemoteRegToStack(*inst, false, point);
-  for (PHINode *phi : phis) DemoteRegToStack(*phi, false, point);  // its uses read the slot...
-  for (PHINode *phi : phis) DemotePHIToStack(phi, point);           // ...its operands write it
+  // (Flags first: demotion creates and erases instructions that the set's pointers may alias.)
+  std::vector<bool> value_uniform, phi_uniform;
+  for (Instruction *inst : values) value_uniform.push_back(uniform.count(inst) != 0);
+  for (PHINode *phi : phis) phi_uniform.push_back(uniform.count(phi) != 0);
+  for (size_t i = 0; i < values.size(); i++) {
+    AllocaInst *slot = DemoteRegToStack(*values[i], false, point);
+    if (value_uniform[i]) uniform_allocas.insert(slot);
+  }
+  for (size_t i = 0; i < phis.size(); i++) {  // its uses read the slot...
+    AllocaInst *slot = DemoteRegToStack(*phis[i], false, point);
+    if (phi_uniform[i]) uniform_allocas.insert(slot);
+  }
+  for (size_t i = 0; i < phis.size(); i++) {  // ...its operands write it
+    AllocaInst *slot = DemotePHIToStack(phis[i], point);
+    if (phi_uniform[i]) uniform_allocas.insert(slot);
+  }
 
   // Frame layout of every stack slot.
   const DataLayout &dl = w.getParent()->getDataLayout();
@@ -342,9 +412,11 @@ bool split_kernel(Function &w, SplitKernel &s, std::string &error) {
       return false;
     }
     uint64_t align = std::min<uint64_t>(a->getAlign().value(), KILN_LOCAL_MEM_ALIGN);
-    s.frame_size = (s.frame_size + align - 1) / align * align;
-    s.slots.emplace_back(a, s.frame_size);
-    s.frame_size += a->getAllocationSize(dl)->getFixedValue();
+    bool is_uniform = uniform_allocas.count(a) != 0;
+    uint64_t &size = is_uniform ? s.uniform_size : s.frame_size;
+    size = (size + align - 1) / align * align;
+    (is_uniform ? s.uniform_slots : s.slots).emplace_back(a, size);
+    size += a->getAllocationSize(dl)->getFixedValue();
   }
   s.frame_size = (s.frame_size + 15) / 16 * 16;
   if (s.frame_size == 0) s.frame_size = 16;
@@ -362,8 +434,15 @@ bool split_kernel(Function &w, SplitKernel &s, std::string &error) {
 
 // Emits, at the builder's position (inside a group iteration), the dispatcher and one
 // z/y/x loop per region. Leaves the builder after the group's work.
+// The group's uniform slots: the buffer regions read, the one they write, and each slot's
+// private copy that a work-item's run of a region works on.
+struct UniformBuffers {
+  Value *current, *next;
+  std::map<AllocaInst *, AllocaInst *> copies;
+};
+
 void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::vector<Value *> &call_args,
-                  WorkItemValues &v, Value *frames, AllocaInst *next_region) {
+                  WorkItemValues &v, Value *frames, const UniformBuffers &uniform, AllocaInst *next_region) {
   LLVMContext &c = b.getContext();
   Function *f = b.GetInsertBlock()->getParent();
   b.CreateStore(b.getInt32(0), next_region);
@@ -399,6 +478,19 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
             clones.push_back(clone);
           }
           for (auto &[a, p] : slot_ptrs) vmap[a] = p;
+          for (auto &[a, offset] : s.uniform_slots) {
+            AllocaInst *copy = uniform.copies.at(a);
+            vmap[a] = copy;
+            Type *t = a->getAllocatedType();
+            b.CreateStore(b.CreateLoad(t, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), uniform.current, offset)), copy);
+          }
+          auto store_uniform = [&](IRBuilder<> &eb) {
+            for (auto &[a, offset] : s.uniform_slots) {
+              Type *t = a->getAllocatedType();
+              eb.CreateStore(eb.CreateLoad(t, uniform.copies.at(a)),
+                             eb.CreateConstInBoundsGEP1_64(eb.getInt8Ty(), uniform.next, offset));
+            }
+          };
           for (BasicBlock *clone : clones)
             for (Instruction &inst : *clone) RemapInstruction(&inst, vmap, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
           // Edges from outside the region cannot be taken in its clone.
@@ -411,7 +503,7 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
             Instruction *term = clone->getTerminator();
             if (isa<ReturnInst>(term)) {
               IRBuilder<> eb(term);
-              eb.CreateStore(eb.getInt32(EXIT_REGION), next_region);
+              eb.CreateStore(eb.getInt32(EXIT_REGION), next_region);  // no region reads the uniform slots
               eb.CreateBr(cont);
               term->eraseFromParent();
               continue;
@@ -421,6 +513,7 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
               if (it == s.barrier_blocks.end()) continue;
               BasicBlock *exit = BasicBlock::Create(c, "to.region" + std::to_string(it->second), f);
               IRBuilder<> eb(exit);
+              store_uniform(eb);
               eb.CreateStore(eb.getInt32(it->second), next_region);
               eb.CreateBr(cont);
               term->setSuccessor(i, exit);
@@ -437,6 +530,7 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
         });
       });
     });
+    if (s.uniform_size) b.CreateMemCpy(uniform.current, Align(16), uniform.next, Align(16), s.uniform_size);
     b.CreateBr(dispatch);
   }
   b.SetInsertPoint(group_done);
@@ -531,8 +625,21 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   Value *frames = nullptr, *frames_memory = nullptr;
   AllocaInst *next_region = nullptr;
   BasicBlock *no_memory = nullptr;
+  UniformBuffers uniform{};
   if (barriers) {
     next_region = b.CreateAlloca(b.getInt32Ty(), nullptr, "next_region");
+    ArrayType *buffer_type = ArrayType::get(b.getInt8Ty(), std::max<uint64_t>(split.uniform_size, 1));
+    AllocaInst *current = b.CreateAlloca(buffer_type, nullptr, "uniform_current");
+    AllocaInst *next = b.CreateAlloca(buffer_type, nullptr, "uniform_next");
+    current->setAlignment(Align(16));
+    next->setAlignment(Align(16));
+    uniform.current = current;
+    uniform.next = next;
+    for (auto &[a, offset] : split.uniform_slots) {
+      AllocaInst *copy = b.CreateAlloca(a->getAllocatedType(), nullptr, a->getName() + ".uniform");
+      copy->setAlignment(a->getAlign());
+      uniform.copies[a] = copy;
+    }
     Value *items = b.CreateMul(b.CreateMul(v.enqueued_local_size[0], v.enqueued_local_size[1]), v.enqueued_local_size[2]);
     Value *bytes = b.CreateAdd(b.CreateMul(items, b.getInt64(split.frame_size)), b.getInt64(KILN_LOCAL_MEM_ALIGN));
     FunctionCallee malloc_fn = m.getOrInsertFunction("malloc", FunctionType::get(ptr, {i64}, false));
@@ -570,7 +677,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     v.local_size[d] = b.CreateBinaryIntrinsic(Intrinsic::umin, v.enqueued_local_size[d], left, nullptr, "local_size");
   }
   if (barriers) {
-    emit_regions(b, k, split, call_args, v, frames, next_region);
+    emit_regions(b, k, split, call_args, v, frames, uniform, next_region);
   } else {
     emit_loop(b, v.local_size[2], "z", [&](Value *z) {
       v.local_id[2] = z;
