@@ -194,6 +194,7 @@ cl_int kiln_event_wait(cl_event event) {
   while ((status = atomic_load(&event->status)) > CL_COMPLETE) {
     if (kiln_worker_pool_help()) continue;
     if (spin_until_done(event)) continue;
+    kiln_worker_pool_flush(); /* whatever this event waits for may be queued behind other work */
     atomic_fetch_add(&event->waiters, 1);
     status = atomic_load(&event->status);
     if (status > CL_COMPLETE) syscall(SYS_futex, &event->status, FUTEX_WAIT_PRIVATE, status, NULL, NULL, 0);
@@ -230,6 +231,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info par
   case CL_EVENT_COMMAND_TYPE:
     KILN_INFO_VALUE(cl_command_type, event->type);
   case CL_EVENT_COMMAND_EXECUTION_STATUS:
+    kiln_worker_pool_flush(); /* an application polling the status expects progress */
     KILN_INFO_VALUE(cl_int, atomic_load(&event->status));
   case CL_EVENT_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&event->obj.api_refs));

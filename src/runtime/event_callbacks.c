@@ -66,6 +66,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int comman
   callback->notify = pfn_notify;
   callback->user_data = user_data;
   callback->type = command_exec_callback_type;
+  kiln_worker_pool_flush(); /* an application waiting for the callback expects progress */
   pthread_mutex_lock(&event->lock);
   cl_int status = atomic_load(&event->status);
   bool due = status <= command_exec_callback_type;

@@ -87,8 +87,9 @@ CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_qu
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue) {
-  /* The implicit flush is a no-op: commands are submitted when enqueued. The queue's
-   * memory stays until its commands, which hold internal references, have completed. */
+  /* The queue's memory stays until its commands, which hold internal references, have
+   * completed. */
+  if (kiln_queue_is_valid(command_queue)) kiln_worker_pool_flush(); /* the implicit flush */
   return kiln_object_api_release(command_queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
 }
 

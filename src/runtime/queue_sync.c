@@ -54,7 +54,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_
 
 CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
-  return CL_SUCCESS; /* commands are handed to the device when enqueued */
+  /* Commands are handed to the pool when their dependencies resolve; a lone one-batch
+   * job may still wait for its worker's wake-up. */
+  kiln_worker_pool_flush();
+  return CL_SUCCESS;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue command_queue) {

@@ -3,6 +3,7 @@
 #include "kiln_test.h"
 
 #include <string.h>
+#include <time.h>
 
 static void test_create_with_properties_null(void **state) {
   struct kiln_test_env *env = *state;
@@ -225,6 +226,52 @@ static void test_finish_out_of_order_waits_for_gated_commands(void **state) {
   assert_cl_success(clReleaseCommandQueue(q));
 }
 
+/* A lone one-work-item kernel may wait for a flush before it starts; clFlush and the
+ * implicit flush of clReleaseCommandQueue must start it. Its write to a USE_HOST_PTR
+ * buffer (Kiln's buffer is the host memory) shows up without any further OpenCL call. */
+static bool host_int_becomes(volatile cl_int *p, cl_int want) {
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  do {
+    if (*p == want) return true;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  } while (now.tv_sec - start.tv_sec < 20);
+  return false;
+}
+
+static void test_flush_starts_queued_work(void **state) {
+  struct kiln_test_env *env = *state;
+  const char *source = "kernel void mark(global volatile int *p, int v) { p[0] = v; }\n";
+  cl_int err;
+  cl_program program = clCreateProgramWithSource(env->context, 1, &source, NULL, &err);
+  assert_cl_success(err);
+  assert_cl_success(clBuildProgram(program, 1, &env->device, NULL, NULL, NULL));
+  cl_kernel kernel = clCreateKernel(program, "mark", &err);
+  assert_cl_success(err);
+  static volatile cl_int host_value;
+  host_value = 0;
+  cl_mem buffer = clCreateBuffer(env->context, CL_MEM_USE_HOST_PTR, sizeof(cl_int), (void *)&host_value, &err);
+  assert_cl_success(err);
+  assert_cl_success(clSetKernelArg(kernel, 0, sizeof buffer, &buffer));
+  size_t one = 1;
+  cl_command_queue q = clCreateCommandQueueWithProperties(env->context, env->device, NULL, &err);
+  assert_cl_success(err);
+  for (cl_int round = 1; round <= 50; round++) {
+    assert_cl_success(clSetKernelArg(kernel, 1, sizeof round, &round));
+    assert_cl_success(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &one, &one, 0, NULL, NULL));
+    assert_cl_success(clFlush(q));
+    if (!host_int_becomes(&host_value, round)) fail_msg("round %d: the kernel did not run after clFlush", round);
+  }
+  cl_int last = 99;
+  assert_cl_success(clSetKernelArg(kernel, 1, sizeof last, &last));
+  assert_cl_success(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &one, &one, 0, NULL, NULL));
+  assert_cl_success(clReleaseCommandQueue(q));
+  if (!host_int_becomes(&host_value, last)) fail_msg("the kernel did not run after clReleaseCommandQueue");
+  assert_cl_success(clReleaseMemObject(buffer));
+  assert_cl_success(clReleaseKernel(kernel));
+  assert_cl_success(clReleaseProgram(program));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_create_with_properties_null),
@@ -237,6 +284,7 @@ int main(void) {
       cmocka_unit_test(test_deprecated_and_device_queue_entry_points),
       cmocka_unit_test(test_flush_finish),
       cmocka_unit_test(test_finish_out_of_order_waits_for_gated_commands),
+      cmocka_unit_test(test_flush_starts_queued_work),
   };
   return cmocka_run_group_tests(tests, kiln_test_env_setup, kiln_test_env_teardown);
 }

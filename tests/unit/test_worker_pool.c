@@ -43,7 +43,10 @@ static struct counted_job *counted_new(size_t batches) {
   return c;
 }
 
+/* Without helping, the waiter flushes (a lone one-batch job's wake-up waits for it) and
+ * leaves the work to the workers. */
 static void counted_wait(struct counted_job *c, bool help) {
+  if (!help) kiln_worker_pool_flush();
   while (atomic_load(&c->done_calls) == 0)
     if (!help || !kiln_worker_pool_help()) sched_yield();
 }

@@ -25,6 +25,7 @@ static struct kiln_job *jobs_head, *jobs_tail;
 static atomic_uint jobs_queued;   /* jobs in the list, read without the lock by spinners */
 static atomic_uint wake_seq;      /* futex word idle workers sleep on */
 static atomic_uint sleepers;
+static atomic_bool wake_deferred; /* a queued job waits for kiln_worker_pool_flush */
 static atomic_bool shutting_down;
 static atomic_uint helper_slots;  /* bitmask of helper ids in use */
 static unsigned configured_count;
@@ -140,17 +141,33 @@ unsigned kiln_worker_pool_id_count(void) { return kiln_worker_pool_size() + HELP
 void kiln_worker_pool_submit(struct kiln_job *job) {
   pool_ensure_started();
   /* Read before the job is published: once queued it may run, complete and be freed. */
-  size_t wake = job->batch_count < worker_count ? job->batch_count : worker_count;
+  size_t batches = job->batch_count;
   pthread_mutex_lock(&pool_lock);
   job->next = NULL;
   job->queued = true;
+  /* Waking a worker costs a futex call and an inter-processor interrupt, several times
+   * the run time of a one-batch job that the enqueueing thread runs itself as soon as it
+   * waits: such a job alone waits for a flush (clFlush, a wait, an event query), as
+   * OpenCL allows and as Arm's kernel batching does by default. Work for more than one
+   * thread wakes workers at once. The flag is set before the job is counted, so a
+   * thread that sees the job and then flushes also sees the flag. */
+  bool lone = batches == 1 && jobs_head == NULL;
+  if (lone) atomic_store(&wake_deferred, true);
   if (jobs_tail) jobs_tail->next = job;
   else jobs_head = job;
   jobs_tail = job;
-  atomic_fetch_add_explicit(&jobs_queued, 1, memory_order_release);
+  size_t queued = atomic_fetch_add_explicit(&jobs_queued, 1, memory_order_release) + 1;
   pthread_mutex_unlock(&pool_lock);
   atomic_fetch_add(&wake_seq, 1);
-  if (atomic_load(&sleepers) > 0) futex_wake(&wake_seq, (int)wake);
+  if (lone || atomic_load(&sleepers) == 0) return;
+  atomic_store(&wake_deferred, false); /* the wake-up below covers every queued job */
+  size_t wake = batches > queued ? batches : queued;
+  futex_wake(&wake_seq, (int)(wake < worker_count ? wake : worker_count));
+}
+
+void kiln_worker_pool_flush(void) {
+  if (!atomic_load_explicit(&wake_deferred, memory_order_relaxed) || !atomic_exchange(&wake_deferred, false)) return;
+  if (atomic_load(&jobs_queued) > 0 && atomic_load(&sleepers) > 0) futex_wake(&wake_seq, 1);
 }
 
 bool kiln_worker_pool_help(void) {

@@ -2,7 +2,8 @@
  * started lazily, each pinned to its core. A job is cut into batches; workers (and
  * threads blocked in a wait, which "help") claim batches with an atomic counter, so a
  * job with N batches is spread over up to N threads and each batch runs exactly once.
- * Idle workers spin briefly, then sleep on a futex. */
+ * Idle workers sleep on a futex; a lone one-batch job does not wake them before
+ * kiln_worker_pool_flush (the enqueueing thread usually runs it itself when it waits). */
 #ifndef KILN_DEVICE_CPU_WORKER_POOL_H
 #define KILN_DEVICE_CPU_WORKER_POOL_H
 
@@ -47,8 +48,14 @@ static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln
 void kiln_worker_pool_configure(unsigned worker_count);
 
 /* Queues `job` (initialized with kiln_job_init) and wakes as many workers as it has
- * batches. Starts the pool on first use. */
+ * batches, except for a lone one-batch job: its wake-up waits for
+ * kiln_worker_pool_flush. Starts the pool on first use. */
 void kiln_worker_pool_submit(struct kiln_job *job);
+
+/* Wakes a worker for a job whose wake-up was deferred. Called by clFlush and the implicit
+ * flushes (before a thread sleeps in a wait, event status queries and callbacks, queue
+ * release), so queued work always starts. */
+void kiln_worker_pool_flush(void);
 
 /* For a thread about to block: runs batches of queued jobs, if any. Returns true when it
  * ran at least one batch (the caller then re-checks its condition before sleeping). */
