@@ -92,7 +92,7 @@ cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, con
   if (event->profiling) event->time_submit = kiln_time_now_ns();
   kiln_event_set_status(event, CL_SUBMITTED);
   /* Drops the submission's guard: ready now or when the last dependency completes. */
-  kiln_scheduler_resolve(event, blocking);
+  kiln_scheduler_submit(event, blocking);
   if (!blocking) return CL_SUCCESS;
   cl_int status = kiln_event_wait(event);
   kiln_object_release(&event->obj);

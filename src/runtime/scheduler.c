@@ -8,6 +8,7 @@
 
 static _Thread_local cl_event ready_head, ready_tail;
 static _Thread_local bool draining;
+static _Thread_local bool enqueueing; /* inside kiln_scheduler_submit */
 
 /* Runs the command and completes it; `drop_reference` drops the execution reference it
  * was created with. */
@@ -57,7 +58,7 @@ static void submit_batches(cl_event event) {
   if (event->profiling) event->time_start = kiln_time_now_ns();
   kiln_event_set_status(event, CL_RUNNING);
   kiln_job_init(&event->job, batch_job_run, batch_job_done, event->batch_count);
-  kiln_worker_pool_submit(&event->job);
+  kiln_worker_pool_submit(&event->job, enqueueing);
 }
 
 static void process(cl_event event, bool inline_run) {
@@ -69,7 +70,7 @@ static void process(cl_event event, bool inline_run) {
     command_execute(event, true);
   } else {
     kiln_job_init(&event->job, job_run, job_done, 1);
-    kiln_worker_pool_submit(&event->job);
+    kiln_worker_pool_submit(&event->job, enqueueing);
   }
 }
 
@@ -95,4 +96,10 @@ void kiln_scheduler_ready(cl_event event, bool inline_run) {
 void kiln_scheduler_resolve(cl_event event, bool inline_run) {
   if (atomic_fetch_sub_explicit(&event->pending, 1, memory_order_acq_rel) == 1)
     kiln_scheduler_ready(event, inline_run);
+}
+
+void kiln_scheduler_submit(cl_event event, bool inline_run) {
+  enqueueing = true;
+  kiln_scheduler_resolve(event, inline_run);
+  enqueueing = false;
 }

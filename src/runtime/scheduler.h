@@ -13,4 +13,8 @@ void kiln_scheduler_ready(cl_event event, bool inline_run);
 /* Drops a dependency of `event`; the last one makes it ready. */
 void kiln_scheduler_resolve(cl_event event, bool inline_run);
 
+/* kiln_scheduler_resolve for the enqueueing thread dropping its submission guard: work
+ * made ready here may wait for the application's next flush or wait (worker_pool.h). */
+void kiln_scheduler_submit(cl_event event, bool inline_run);
+
 #endif

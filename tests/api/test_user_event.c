@@ -1,6 +1,11 @@
 /* User events: creation, status rules, gating commands on several queues, failure propagation. */
 #include "kiln_test.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
 static cl_int status_of(cl_event e) {
   cl_int status = 99;
   assert_cl_success(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
@@ -106,12 +111,77 @@ static void test_negative_status_propagates(void **state) {
   for (int i = 0; i < 5; i++) assert_cl_success(clReleaseEvent(evs[i]));
 }
 
+/* Commands gated on a user event that another thread sets while this one sleeps in
+ * clWaitForEvents, or waits for an event callback without calling OpenCL: the gated
+ * work (a kernel and a copy, both run by worker threads) must start without any flush. */
+static void *set_complete_later(void *arg) {
+  usleep(50000);
+  clSetUserEventStatus((cl_event)arg, CL_COMPLETE);
+  return NULL;
+}
+
+static void CL_CALLBACK note_complete(cl_event e, cl_int status, void *data) {
+  (void)e;
+  atomic_store((atomic_int *)data, status == CL_COMPLETE ? 1 : -1);
+}
+
+static void test_set_by_another_thread_starts_gated_work(void **state) {
+  struct kiln_test_env *env = *state;
+  const char *source = "kernel void put(global int *p, int v) { p[0] = v; }\n";
+  cl_int err;
+  cl_program program = clCreateProgramWithSource(env->context, 1, &source, NULL, &err);
+  assert_cl_success(err);
+  assert_cl_success(clBuildProgram(program, 1, &env->device, NULL, NULL, NULL));
+  cl_kernel kernel = clCreateKernel(program, "put", &err);
+  assert_cl_success(err);
+  cl_mem a = clCreateBuffer(env->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+  assert_cl_success(err);
+  cl_mem b = clCreateBuffer(env->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+  assert_cl_success(err);
+  assert_cl_success(clSetKernelArg(kernel, 0, sizeof a, &a));
+  size_t one = 1;
+  for (int round = 0; round < 2; round++) {
+    cl_int value = 17 + round;
+    assert_cl_success(clSetKernelArg(kernel, 1, sizeof value, &value));
+    cl_event gate = clCreateUserEvent(env->context, &err);
+    assert_cl_success(err);
+    cl_event done[2];
+    assert_cl_success(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &one, &one, 1, &gate, &done[0]));
+    assert_cl_success(clEnqueueCopyBuffer(env->queue, a, b, 0, 0, sizeof(cl_int), 0, NULL, &done[1]));
+    atomic_int called = 0;
+    if (round == 1) assert_cl_success(clSetEventCallback(done[1], CL_COMPLETE, note_complete, &called));
+    pthread_t setter;
+    assert_int_equal(0, pthread_create(&setter, NULL, set_complete_later, gate));
+    if (round == 0) {
+      assert_cl_success(clWaitForEvents(2, done));
+    } else {
+      struct timespec start, now;
+      clock_gettime(CLOCK_MONOTONIC, &start);
+      do clock_gettime(CLOCK_MONOTONIC, &now);
+      while (atomic_load(&called) == 0 && now.tv_sec - start.tv_sec < 20);
+      assert_int_equal(1, atomic_load(&called));
+    }
+    assert_int_equal(0, pthread_join(setter, NULL));
+    cl_int got = 0;
+    assert_cl_success(clEnqueueReadBuffer(env->queue, b, CL_TRUE, 0, sizeof got, &got, 0, NULL, NULL));
+    assert_int_equal(value, got);
+    assert_cl_success(clReleaseEvent(done[0]));
+    assert_cl_success(clReleaseEvent(done[1]));
+    assert_cl_success(clReleaseEvent(gate));
+  }
+  assert_cl_success(clReleaseMemObject(a));
+  assert_cl_success(clReleaseMemObject(b));
+  assert_cl_success(clReleaseKernel(kernel));
+  assert_cl_success(clReleaseProgram(program));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_create_and_info),
       cmocka_unit_test(test_set_status_errors),
       cmocka_unit_test(test_gates_commands_on_two_queues),
       cmocka_unit_test(test_negative_status_propagates),
+      cmocka_unit_test(test_set_by_another_thread_starts_gated_work),
   };
   return cmocka_run_group_tests(tests, kiln_test_env_setup, kiln_test_env_teardown);
 }

@@ -69,7 +69,7 @@ static void test_pool_size(void **state) {
 static void test_many_batches_exactly_once(void **state) {
   (void)state;
   struct counted_job *c = counted_new(BATCHES);
-  kiln_worker_pool_submit(&c->job);
+  kiln_worker_pool_submit(&c->job, true);
   counted_wait(c, false);
   counted_check_free(c, BATCHES);
 }
@@ -78,8 +78,20 @@ static void test_single_batch_jobs_back_to_back(void **state) {
   (void)state;
   for (int i = 0; i < 2000; i++) {
     struct counted_job *c = counted_new(1);
-    kiln_worker_pool_submit(&c->job);
+    kiln_worker_pool_submit(&c->job, true);
     counted_wait(c, i % 2 == 0);
+    counted_check_free(c, 1);
+  }
+}
+
+/* A job made ready outside an enqueue (a user event set by another thread) wakes a worker
+ * at once: nobody may flush for it. */
+static void test_job_without_flushing_caller_wakes_a_worker(void **state) {
+  (void)state;
+  for (int i = 0; i < 200; i++) {
+    struct counted_job *c = counted_new(1);
+    kiln_worker_pool_submit(&c->job, false);
+    while (atomic_load(&c->done_calls) == 0) sched_yield();
     counted_check_free(c, 1);
   }
 }
@@ -87,7 +99,7 @@ static void test_single_batch_jobs_back_to_back(void **state) {
 static void test_helping_thread_runs_batches(void **state) {
   (void)state;
   struct counted_job *c = counted_new(BATCHES);
-  kiln_worker_pool_submit(&c->job);
+  kiln_worker_pool_submit(&c->job, true);
   counted_wait(c, true);
   counted_check_free(c, BATCHES);
 }
@@ -100,7 +112,7 @@ static void *submitter(void *arg) {
   struct counted_job *jobs[JOBS_PER_SUBMITTER];
   for (int i = 0; i < JOBS_PER_SUBMITTER; i++) {
     jobs[i] = counted_new((size_t)(i % 7) + 1);
-    kiln_worker_pool_submit(&jobs[i]->job);
+    kiln_worker_pool_submit(&jobs[i]->job, true);
   }
   for (int i = 0; i < JOBS_PER_SUBMITTER; i++) {
     counted_wait(jobs[i], true);
@@ -122,6 +134,7 @@ int main(void) {
       cmocka_unit_test(test_pool_size),
       cmocka_unit_test(test_many_batches_exactly_once),
       cmocka_unit_test(test_single_batch_jobs_back_to_back),
+      cmocka_unit_test(test_job_without_flushing_caller_wakes_a_worker),
       cmocka_unit_test(test_helping_thread_runs_batches),
       cmocka_unit_test(test_concurrent_submitters),
   };

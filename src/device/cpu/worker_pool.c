@@ -26,6 +26,7 @@ static atomic_uint jobs_queued;   /* jobs in the list, read without the lock by 
 static atomic_uint wake_seq;      /* futex word idle workers sleep on */
 static atomic_uint sleepers;
 static atomic_bool wake_deferred; /* a queued job waits for kiln_worker_pool_flush */
+static _Thread_local bool takes_jobs; /* a worker, or a thread helping: it takes queued jobs next */
 static atomic_bool shutting_down;
 static atomic_uint helper_slots;  /* bitmask of helper ids in use */
 static unsigned configured_count;
@@ -94,6 +95,7 @@ static void *worker_main(void *arg) {
   unsigned id = (unsigned)(uintptr_t)arg;
   const struct kiln_cpu_topology *topology = kiln_cpu_topology_get();
   kiln_cpu_topology_bind_thread(id % topology->core_count);
+  takes_jobs = true;
   while (!atomic_load(&shutting_down)) {
     struct kiln_job *job = job_take();
     if (job) {
@@ -138,7 +140,7 @@ unsigned kiln_worker_pool_size(void) {
 
 unsigned kiln_worker_pool_id_count(void) { return kiln_worker_pool_size() + HELPER_SLOTS; }
 
-void kiln_worker_pool_submit(struct kiln_job *job) {
+void kiln_worker_pool_submit(struct kiln_job *job, bool caller_flushes) {
   pool_ensure_started();
   /* Read before the job is published: once queued it may run, complete and be freed. */
   size_t batches = job->batch_count;
@@ -146,12 +148,14 @@ void kiln_worker_pool_submit(struct kiln_job *job) {
   job->next = NULL;
   job->queued = true;
   /* Waking a worker costs a futex call and an inter-processor interrupt, several times
-   * the run time of a one-batch job that the enqueueing thread runs itself as soon as it
-   * waits: such a job alone waits for a flush (clFlush, a wait, an event query), as
-   * OpenCL allows and as Arm's kernel batching does by default. Work for more than one
-   * thread wakes workers at once. The flag is set before the job is counted, so a
-   * thread that sees the job and then flushes also sees the flag. */
-  bool lone = batches == 1 && jobs_head == NULL;
+   * the run time of a one-batch job. Such a job alone does not wake one when the
+   * submitting thread takes queued jobs itself next (a worker, a helping waiter) or is
+   * enqueueing it (the application's next wait runs it; clFlush or an event query wakes
+   * a worker, as OpenCL's flush rules allow and as Arm's kernel batching does by
+   * default). Work for more than one thread, and jobs made ready elsewhere (a user
+   * event set by another thread), wake workers at once. The flag is set before the job
+   * is counted, so a thread that sees the job and then flushes also sees the flag. */
+  bool lone = batches == 1 && jobs_head == NULL && (caller_flushes || takes_jobs);
   if (lone) atomic_store(&wake_deferred, true);
   if (jobs_tail) jobs_tail->next = job;
   else jobs_head = job;
@@ -177,9 +181,11 @@ bool kiln_worker_pool_help(void) {
     if (slots == (1u << HELPER_SLOTS) - 1) return false; /* enough helpers already */
     slot = (unsigned)__builtin_ctz(~slots);
   } while (!atomic_compare_exchange_weak(&helper_slots, &slots, slots | (1u << slot)));
-  bool ran = false;
+  bool ran = false, was_taking = takes_jobs;
   struct kiln_job *job;
+  takes_jobs = true;
   while ((job = job_take()) != NULL) ran |= job_work(job, worker_count + slot);
+  takes_jobs = was_taking;
   atomic_fetch_and(&helper_slots, ~(1u << slot));
   return ran;
 }

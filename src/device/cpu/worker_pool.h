@@ -48,9 +48,10 @@ static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln
 void kiln_worker_pool_configure(unsigned worker_count);
 
 /* Queues `job` (initialized with kiln_job_init) and wakes as many workers as it has
- * batches, except for a lone one-batch job: its wake-up waits for
+ * batches, except for a lone one-batch job submitted by a worker, a helping thread or a
+ * caller that flushes later (`caller_flushes`: an enqueue): its wake-up waits for
  * kiln_worker_pool_flush. Starts the pool on first use. */
-void kiln_worker_pool_submit(struct kiln_job *job);
+void kiln_worker_pool_submit(struct kiln_job *job, bool caller_flushes);
 
 /* Wakes a worker for a job whose wake-up was deferred. Called by clFlush and the implicit
  * flushes (before a thread sleeps in a wait, event status queries and callbacks, queue
