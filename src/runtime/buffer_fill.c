@@ -34,20 +34,25 @@ static bool pattern_size_ok(size_t size) {
   return size != 0 && size <= MAX_PATTERN_BYTES && (size & (size - 1)) == 0;
 }
 
+cl_int kiln_mem_fill(const struct kiln_command_sink *sink, cl_mem buffer, const void *pattern, size_t pattern_size,
+                     size_t offset, size_t size) {
+  cl_int err = kiln_mem_check_queue_buffer(sink->queue, buffer);
+  if (err != CL_SUCCESS) return err;
+  if (!kiln_mem_range_ok(buffer, offset, size)) return CL_INVALID_VALUE;
+  if (!pattern || !pattern_size_ok(pattern_size)) return CL_INVALID_VALUE;
+  if (offset % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
+  if ((err = kiln_command_sink_check(sink)) != CL_SUCCESS) return err;
+  if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
+  struct fill p = {.dst = buffer->storage + offset, .size = size, .pattern_size = pattern_size};
+  memcpy(p.pattern, pattern, pattern_size);
+  return kiln_mem_submit(sink, CL_COMMAND_FILL_BUFFER, run_fill, &p, sizeof p, buffer, NULL, CL_FALSE);
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void *pattern,
                                                     size_t pattern_size, size_t offset, size_t size,
                                                     cl_uint num_events, const cl_event *wait_list,
                                                     cl_event *event) {
   if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl_int err = kiln_mem_check_queue_buffer(queue, buffer);
-  if (err != CL_SUCCESS) return err;
-  if (!kiln_mem_range_ok(buffer, offset, size)) return CL_INVALID_VALUE;
-  if (!pattern || !pattern_size_ok(pattern_size)) return CL_INVALID_VALUE;
-  if (offset % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
-  if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
-  if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
-  struct fill p = {.dst = buffer->storage + offset, .size = size, .pattern_size = pattern_size};
-  memcpy(p.pattern, pattern, pattern_size);
-  return kiln_mem_submit(queue, CL_COMMAND_FILL_BUFFER, run_fill, &p, sizeof p, buffer, NULL, num_events, wait_list,
-                         event, CL_FALSE);
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_mem_fill(&sink, buffer, pattern, pattern_size, offset, size);
 }

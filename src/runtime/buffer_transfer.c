@@ -6,16 +6,15 @@
 
 #include <string.h>
 
-cl_int kiln_mem_submit(cl_command_queue queue, cl_command_type type, kiln_command_run_fn run, const void *payload,
-                       size_t payload_size, cl_mem a, cl_mem b, cl_uint num_events, const cl_event *wait_list,
-                       cl_event *event, cl_bool blocking) {
+cl_int kiln_mem_submit(const struct kiln_command_sink *sink, cl_command_type type, kiln_command_run_fn run,
+                       const void *payload, size_t payload_size, cl_mem a, cl_mem b, cl_bool blocking) {
   cl_int err;
-  struct kiln_command *command = kiln_command_create(queue, type, run, &err);
+  struct kiln_command *command = kiln_command_create(sink->queue, type, run, &err);
   if (!command) return err;
   if (payload_size) memcpy(kiln_command_payload(command), payload, payload_size);
   if (a) kiln_command_hold(command, &a->obj);
   if (b && b != a) kiln_command_hold(command, &b->obj);
-  return kiln_command_submit(command, num_events, wait_list, event, blocking);
+  return kiln_command_sink_take(sink, command, blocking);
 }
 
 /* ---- linear transfers ---- */
@@ -51,8 +50,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_m
   if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
   struct linear_copy p = {.dst = ptr, .src = buffer->storage + offset, .size = size};
-  return kiln_mem_submit(queue, CL_COMMAND_READ_BUFFER, run_linear_copy, &p, sizeof p, buffer, NULL, num_events,
-                         wait_list, event, blocking_read);
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_mem_submit(&sink, CL_COMMAND_READ_BUFFER, run_linear_copy, &p, sizeof p, buffer, NULL, blocking_read);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking_write,
@@ -64,25 +63,22 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_
   if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
   struct linear_copy p = {.dst = buffer->storage + offset, .src = ptr, .size = size};
-  return kiln_mem_submit(queue, CL_COMMAND_WRITE_BUFFER, run_linear_copy, &p, sizeof p, buffer, NULL, num_events,
-                         wait_list, event, blocking_write);
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_mem_submit(&sink, CL_COMMAND_WRITE_BUFFER, run_linear_copy, &p, sizeof p, buffer, NULL, blocking_write);
 }
 
 /* Two objects alias when they are the same or share a parent; offsets are then
  * compared in the parent's storage. */
 static bool same_storage(cl_mem a, cl_mem b) { return kiln_mem_root(a) == kiln_mem_root(b); }
 
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,
-                                                    size_t src_offset, size_t dst_offset, size_t size,
-                                                    cl_uint num_events, const cl_event *wait_list,
-                                                    cl_event *event) {
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl_int err = kiln_mem_check_queue_buffer(queue, src);
-  if (err == CL_SUCCESS) err = kiln_mem_check_queue_buffer(queue, dst);
+cl_int kiln_mem_copy(const struct kiln_command_sink *sink, cl_mem src, cl_mem dst, size_t src_offset,
+                     size_t dst_offset, size_t size) {
+  cl_int err = kiln_mem_check_queue_buffer(sink->queue, src);
+  if (err == CL_SUCCESS) err = kiln_mem_check_queue_buffer(sink->queue, dst);
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_range_ok(src, src_offset, size) || !kiln_mem_range_ok(dst, dst_offset, size))
     return CL_INVALID_VALUE;
-  if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
+  if ((err = kiln_command_sink_check(sink)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(src)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(dst)) != CL_SUCCESS) return err;
   if (same_storage(src, dst)) {
@@ -90,8 +86,16 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue queue, cl_m
     if ((a <= b ? b - a : a - b) < size) return CL_MEM_COPY_OVERLAP;
   }
   struct linear_copy p = {.dst = dst->storage + dst_offset, .src = src->storage + src_offset, .size = size};
-  return kiln_mem_submit(queue, CL_COMMAND_COPY_BUFFER, run_linear_copy, &p, sizeof p, src, dst, num_events,
-                         wait_list, event, CL_FALSE);
+  return kiln_mem_submit(sink, CL_COMMAND_COPY_BUFFER, run_linear_copy, &p, sizeof p, src, dst, CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,
+                                                    size_t src_offset, size_t dst_offset, size_t size,
+                                                    cl_uint num_events, const cl_event *wait_list,
+                                                    cl_event *event) {
+  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_mem_copy(&sink, src, dst, src_offset, dst_offset, size);
 }
 
 /* ---- rectangular transfers ---- */
@@ -186,8 +190,9 @@ static cl_int enqueue_host_rect(cl_command_queue queue, cl_mem buffer, bool is_r
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
   struct rect_copy p = is_read ? rect_copy_make(ptr, &h, buffer->storage, &b, region)
                                : rect_copy_make(buffer->storage, &b, ptr, &h, region);
-  return kiln_mem_submit(queue, is_read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT, run_rect_copy,
-                         &p, sizeof p, buffer, NULL, num_events, wait_list, event, blocking);
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_mem_submit(&sink, is_read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT, run_rect_copy,
+                         &p, sizeof p, buffer, NULL, blocking);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking_read,
@@ -254,15 +259,11 @@ static bool rects_overlap(size_t src_at, const struct rect_side *s, size_t dst_a
   return false;
 }
 
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst,
-                                                        const size_t *src_origin, const size_t *dst_origin,
-                                                        const size_t *region, size_t src_row_pitch,
-                                                        size_t src_slice_pitch, size_t dst_row_pitch,
-                                                        size_t dst_slice_pitch, cl_uint num_events,
-                                                        const cl_event *wait_list, cl_event *event) {
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl_int err = kiln_mem_check_queue_buffer(queue, src);
-  if (err == CL_SUCCESS) err = kiln_mem_check_queue_buffer(queue, dst);
+cl_int kiln_mem_copy_rect(const struct kiln_command_sink *sink, cl_mem src, cl_mem dst, const size_t *src_origin,
+                          const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch,
+                          size_t dst_row_pitch, size_t dst_slice_pitch) {
+  cl_int err = kiln_mem_check_queue_buffer(sink->queue, src);
+  if (err == CL_SUCCESS) err = kiln_mem_check_queue_buffer(sink->queue, dst);
   if (err != CL_SUCCESS) return err;
   if (!src_origin || !dst_origin || !region || !region_ok(region)) return CL_INVALID_VALUE;
   struct rect_side s, d;
@@ -270,12 +271,23 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue queue, 
       (err = rect_buffer_side_init(&d, dst, dst_origin, region, dst_row_pitch, dst_slice_pitch)))
     return err;
   if (src == dst && s.slice_pitch != d.slice_pitch && s.row_pitch != d.row_pitch) return CL_INVALID_VALUE;
-  if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
+  if ((err = kiln_command_sink_check(sink)) != CL_SUCCESS) return err;
   if (same_storage(src, dst) && rects_overlap(src->offset + s.offset, &s, dst->offset + d.offset, &d, region))
     return CL_MEM_COPY_OVERLAP;
   if ((err = kiln_mem_check_alignment(src)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(dst)) != CL_SUCCESS) return err;
   struct rect_copy p = rect_copy_make(dst->storage, &d, src->storage, &s, region);
-  return kiln_mem_submit(queue, CL_COMMAND_COPY_BUFFER_RECT, run_rect_copy, &p, sizeof p, src, dst, num_events,
-                         wait_list, event, CL_FALSE);
+  return kiln_mem_submit(sink, CL_COMMAND_COPY_BUFFER_RECT, run_rect_copy, &p, sizeof p, src, dst, CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst,
+                                                        const size_t *src_origin, const size_t *dst_origin,
+                                                        const size_t *region, size_t src_row_pitch,
+                                                        size_t src_slice_pitch, size_t dst_row_pitch,
+                                                        size_t dst_slice_pitch, cl_uint num_events,
+                                                        const cl_event *wait_list, cl_event *event) {
+  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_mem_copy_rect(&sink, src, dst, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch,
+                            dst_row_pitch, dst_slice_pitch);
 }

@@ -98,3 +98,21 @@ cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, con
   kiln_object_release(&event->obj);
   return status < 0 ? status : CL_SUCCESS;
 }
+
+cl_int kiln_command_sink_check(const struct kiln_command_sink *sink) {
+  if (sink->recorder) return sink->recorder->check_dependencies(sink->recorder);
+  return kiln_command_check_wait_list(sink->queue, sink->num_events, sink->wait_list);
+}
+
+cl_int kiln_command_sink_take(const struct kiln_command_sink *sink, struct kiln_command *command, cl_bool blocking) {
+  if (sink->recorder) return sink->recorder->record(sink->recorder, command);
+  return kiln_command_submit(command, sink->num_events, sink->wait_list, sink->event, blocking);
+}
+
+kiln_command_run_fn kiln_command_run_function(struct kiln_command *command) { return KILN_COMMAND_EVENT(command)->run; }
+
+kiln_command_batch_fn kiln_command_batch_function(struct kiln_command *command, size_t *batch_count) {
+  cl_event event = KILN_COMMAND_EVENT(command);
+  *batch_count = event->batch_count;
+  return event->run_batch;
+}

@@ -61,6 +61,40 @@ cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, con
 /* Frees a created command that will not be submitted (a later validation step failed). */
 void kiln_command_discard(struct kiln_command *command);
 
+/* Where an enqueue's validated command goes. The enqueue entry points submit it to
+ * `queue` after a wait list; a recorder (a command buffer) takes it instead, checking its
+ * own dependency list where the wait list would be checked. A recorded command is never
+ * submitted: the recorder calls its run functions on its payload at each replay. */
+struct kiln_command_recorder {
+  cl_int (*check_dependencies)(const struct kiln_command_recorder *recorder);
+  /* Takes `command` (on failure the recorder discards it). */
+  cl_int (*record)(const struct kiln_command_recorder *recorder, struct kiln_command *command);
+};
+
+struct kiln_command_sink {
+  cl_command_queue queue;
+  cl_uint num_events;
+  const cl_event *wait_list;
+  cl_event *event;
+  const struct kiln_command_recorder *recorder; /* NULL: submit */
+};
+
+static inline struct kiln_command_sink kiln_command_sink_of_queue(cl_command_queue queue, cl_uint num_events,
+                                                                  const cl_event *wait_list, cl_event *event) {
+  struct kiln_command_sink sink = {queue, num_events, wait_list, event, NULL};
+  return sink;
+}
+
+/* kiln_command_check_wait_list, or the recorder's dependency check in its place. */
+cl_int kiln_command_sink_check(const struct kiln_command_sink *sink);
+/* kiln_command_submit (with the sink's wait list and event), or the recorder's record. */
+cl_int kiln_command_sink_take(const struct kiln_command_sink *sink, struct kiln_command *command, cl_bool blocking);
+
+/* Recorded commands (command buffers): what a replay calls. A command has a run function,
+ * or batches (kiln_command_set_batches), or neither (nothing to do: an empty NDRange). */
+kiln_command_run_fn kiln_command_run_function(struct kiln_command *command);
+kiln_command_batch_fn kiln_command_batch_function(struct kiln_command *command, size_t *batch_count);
+
 /* The queue's context (for validating memory objects against it). */
 cl_context kiln_queue_context(cl_command_queue queue);
 static inline bool kiln_queue_is_valid(cl_command_queue queue) {

@@ -52,6 +52,13 @@ bool kiln_kernel_exec_info_find(cl_kernel kernel, cl_kernel_exec_info name, uint
  * each __local argument at KILN_LOCAL_MEM_ALIGN; fills the offsets into `args` when non-NULL. */
 uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args);
 
+/* clEnqueueNDRangeKernel after the queue check, for any sink (ndrange.c; command buffers
+ * record NDRanges through it). */
+struct kiln_command_sink;
+cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kernel, cl_uint work_dim,
+                            const size_t *global_work_offset, const size_t *global_work_size,
+                            const size_t *local_work_size);
+
 /* CL_KERNEL_WORK_GROUP_SIZE and the device limits NDRange checks use. */
 size_t kiln_kernel_max_work_group_size(cl_kernel kernel);
 struct kiln_device_limits {

@@ -24,6 +24,6 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue queu
   cl_int err = kiln_command_check_wait_list(queue, num_events, wait_list);
   if (err != CL_SUCCESS) return err;
   /* No object is touched when the command runs, so none needs holding. */
-  return kiln_mem_submit(queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, run_migrate, NULL, 0, NULL, NULL, num_events,
-                         wait_list, event, CL_FALSE);
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_mem_submit(&sink, CL_COMMAND_MIGRATE_MEM_OBJECTS, run_migrate, NULL, 0, NULL, NULL, CL_FALSE);
 }

@@ -122,11 +122,20 @@ static inline cl_int kiln_mem_check_queue_buffer(cl_command_queue queue, cl_mem 
   return mem->context == kiln_queue_context(queue) ? CL_SUCCESS : CL_INVALID_CONTEXT;
 }
 
-/* Builds and submits a fully validated transfer command (buffer_transfer.c): `payload`
- * is copied into the command, `a` and `b` (either may be NULL) are held until it
- * completes. Returns what kiln_command_submit returns. */
-cl_int kiln_mem_submit(cl_command_queue queue, cl_command_type type, kiln_command_run_fn run, const void *payload,
-                       size_t payload_size, cl_mem a, cl_mem b, cl_uint num_events, const cl_event *wait_list,
-                       cl_event *event, cl_bool blocking);
+/* Builds a fully validated transfer command (buffer_transfer.c) and hands it to `sink`:
+ * `payload` is copied into the command, `a` and `b` (either may be NULL) are held until
+ * it completes. Returns what kiln_command_sink_take returns. */
+cl_int kiln_mem_submit(const struct kiln_command_sink *sink, cl_command_type type, kiln_command_run_fn run,
+                       const void *payload, size_t payload_size, cl_mem a, cl_mem b, cl_bool blocking);
+
+/* The checks and commands of clEnqueueCopyBuffer, clEnqueueCopyBufferRect and
+ * clEnqueueFillBuffer after the queue check, for any sink (command buffers record them). */
+cl_int kiln_mem_copy(const struct kiln_command_sink *sink, cl_mem src, cl_mem dst, size_t src_offset,
+                     size_t dst_offset, size_t size);
+cl_int kiln_mem_copy_rect(const struct kiln_command_sink *sink, cl_mem src, cl_mem dst, const size_t *src_origin,
+                          const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch,
+                          size_t dst_row_pitch, size_t dst_slice_pitch);
+cl_int kiln_mem_fill(const struct kiln_command_sink *sink, cl_mem buffer, const void *pattern, size_t pattern_size,
+                     size_t offset, size_t size);
 
 #endif

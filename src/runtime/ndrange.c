@@ -125,14 +125,11 @@ static uint64_t snapshot_args(cl_kernel kernel, struct kiln_command *command, un
   return kiln_kernel_local_mem_layout(kernel, args);
 }
 
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel,
-                                                       cl_uint work_dim, const size_t *global_work_offset,
-                                                       const size_t *global_work_size, const size_t *local_work_size,
-                                                       cl_uint num_events_in_wait_list,
-                                                       const cl_event *event_wait_list, cl_event *event) {
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kernel, cl_uint work_dim,
+                            const size_t *global_work_offset, const size_t *global_work_size,
+                            const size_t *local_work_size) {
   if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
-  if (kernel->context != kiln_queue_context(command_queue)) return CL_INVALID_CONTEXT;
+  if (kernel->context != kiln_queue_context(sink->queue)) return CL_INVALID_CONTEXT;
   if (!kernel->launcher) return CL_INVALID_PROGRAM_EXECUTABLE;
   if (kernel->unset_args) return CL_INVALID_KERNEL_ARGS;
   const struct kiln_device_limits *limits = kiln_device_limits();
@@ -167,16 +164,14 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
   }
   unsigned mem_count;
   if ((err = check_mem_args(kernel, &mem_count)) != CL_SUCCESS) return err;
-  if ((err = kiln_command_check_wait_list(command_queue, num_events_in_wait_list, event_wait_list)) != CL_SUCCESS)
-    return err;
+  if ((err = kiln_command_sink_check(sink)) != CL_SUCCESS) return err;
   uint64_t local_bytes = kiln_kernel_local_mem_layout(kernel, NULL);
   if (local_bytes > limits->local_mem_size) return CL_OUT_OF_RESOURCES;
 
   /* An empty launch completes like a marker once its dependencies have. */
-  struct kiln_command *command =
-      kiln_command_create(command_queue, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);
+  struct kiln_command *command = kiln_command_create(sink->queue, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);
   if (!command) return err;
-  if (empty) return kiln_command_submit(command, num_events_in_wait_list, event_wait_list, event, CL_FALSE);
+  if (empty) return kiln_command_sink_take(sink, command, CL_FALSE);
 
   struct kiln_ndrange_launch *launch = kiln_command_payload(command);
   unsigned char *args = (unsigned char *)launch + ARGS_OFFSET;
@@ -208,7 +203,18 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
   size_t batches = kiln_ndrange_plan(launch, batch_groups);
   if (uses_printf) kiln_printf_buffer_init(launch->printf_buffer, KILN_PRINTF_BUFFER_SIZE, batches);
   kiln_command_set_batches(command, batches, run_batch);
-  return kiln_command_submit(command, num_events_in_wait_list, event_wait_list, event, CL_FALSE);
+  return kiln_command_sink_take(sink, command, CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel,
+                                                       cl_uint work_dim, const size_t *global_work_offset,
+                                                       const size_t *global_work_size, const size_t *local_work_size,
+                                                       cl_uint num_events_in_wait_list,
+                                                       const cl_event *event_wait_list, cl_event *event) {
+  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  struct kiln_command_sink sink =
+      kiln_command_sink_of_queue(command_queue, num_events_in_wait_list, event_wait_list, event);
+  return kiln_ndrange_enqueue(&sink, kernel, work_dim, global_work_offset, global_work_size, local_work_size);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel,
