@@ -70,6 +70,10 @@ void kiln_command_set_batches(struct kiln_command *command, size_t batch_count, 
   atomic_init(&event->batch_status, 0);
 }
 
+void kiln_command_set_completion(struct kiln_command *command, kiln_command_complete_fn on_complete) {
+  KILN_COMMAND_EVENT(command)->on_complete = on_complete;
+}
+
 void kiln_command_discard(struct kiln_command *command) { kiln_object_release(&KILN_COMMAND_EVENT(command)->obj); }
 
 cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, const cl_event *wait_list,

@@ -49,6 +49,12 @@ void *kiln_command_side_alloc(struct kiln_command *command, size_t size, size_t 
 typedef cl_int (*kiln_command_batch_fn)(struct kiln_command *command, size_t batch, unsigned worker_id);
 void kiln_command_set_batches(struct kiln_command *command, size_t batch_count, kiln_command_batch_fn run_batch);
 
+/* Called once when the command completes with its final status (whether it ran or a
+ * failed dependency skipped it), before its holds are dropped and its event is seen
+ * complete. */
+typedef void (*kiln_command_complete_fn)(struct kiln_command *command, cl_int status);
+void kiln_command_set_completion(struct kiln_command *command, kiln_command_complete_fn on_complete);
+
 /* Links the command after its dependencies (wait list, in-order predecessor, barriers)
  * and hands it to the scheduler. The wait list must have been checked. When `event` is
  * non-NULL it receives a new API reference to the command's event. When `blocking`, it

@@ -105,6 +105,7 @@ void kiln_event_set_status(cl_event event, cl_int status) {
 }
 
 void kiln_event_complete(cl_event event, cl_int status, bool drop_reference) {
+  if (event->on_complete) event->on_complete(KILN_EVENT_COMMAND(event), status);
   if (event->profiling) {
     cl_ulong now = kiln_time_now_ns();
     if (!event->time_start) event->time_start = now;

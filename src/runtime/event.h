@@ -68,6 +68,7 @@ struct _cl_event {
   unsigned extra_hold_count, extra_hold_capacity;
   void *side_block;                   /* kiln_command_side_alloc, freed with the event */
   kiln_command_batch_fn run_batch;    /* multi-batch commands (kiln_command_set_batches) */
+  kiln_command_complete_fn on_complete; /* kiln_command_set_completion */
   size_t batch_count;
   atomic_int batch_status;            /* first negative status a batch returned, else 0 */
   alignas(16) unsigned char payload[KILN_COMMAND_PAYLOAD_BYTES];

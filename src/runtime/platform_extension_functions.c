@@ -1,7 +1,8 @@
 /* platform_extension_functions.c: the name → address table behind
  * clGetExtensionFunctionAddress[ForPlatform]. Each extension folder contributes one
- * array of rows (`kiln_ext_<x>_functions` + `kiln_ext_<x>_function_count`); add it to
+ * array of rows ending with a NULL name (`kiln_ext_<x>_functions`); add it to
  * `extension_tables` below when the extension is advertised. */
+#include "ext/khr_command_buffer/khr_command_buffer.h" /* first: it includes <CL/cl_ext.h> itself */
 #include "runtime/platform.h"
 
 #include <CL/cl_ext.h>
@@ -10,22 +11,19 @@
 /* Rows of the platform itself (cl_khr_icd). */
 static const struct kiln_extension_function platform_functions[] = {
     {"clIcdGetPlatformIDsKHR", (void *)clIcdGetPlatformIDsKHR},
+    {NULL, NULL},
 };
 
-struct extension_table {
-  const struct kiln_extension_function *rows;
-  size_t count;
-};
-
-static const struct extension_table extension_tables[] = {
-    {platform_functions, sizeof platform_functions / sizeof platform_functions[0]},
+static const struct kiln_extension_function *const extension_tables[] = {
+    platform_functions,
+    kiln_ext_khr_command_buffer_functions,
 };
 
 static void *extension_function_find(const char *name) {
   if (!name) return NULL;
   for (size_t t = 0; t < sizeof extension_tables / sizeof extension_tables[0]; t++)
-    for (size_t i = 0; i < extension_tables[t].count; i++)
-      if (strcmp(extension_tables[t].rows[i].name, name) == 0) return extension_tables[t].rows[i].address;
+    for (const struct kiln_extension_function *row = extension_tables[t]; row->name; row++)
+      if (strcmp(row->name, name) == 0) return row->address;
   return NULL;
 }
 

@@ -174,6 +174,12 @@ void kiln_worker_pool_flush(void) {
   if (atomic_load(&jobs_queued) > 0 && atomic_load(&sleepers) > 0) futex_wake(&wake_seq, 1);
 }
 
+void kiln_worker_pool_run(struct kiln_job *job, unsigned worker_id) {
+  atomic_fetch_add_explicit(&job->holds, 1, memory_order_relaxed); /* the caller's, dropped by job_work */
+  kiln_worker_pool_submit(job, false);
+  job_work(job, worker_id);
+}
+
 bool kiln_worker_pool_help(void) {
   if (atomic_load_explicit(&jobs_queued, memory_order_acquire) == 0) return false;
   unsigned slots = atomic_load(&helper_slots), slot;

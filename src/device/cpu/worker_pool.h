@@ -58,6 +58,13 @@ void kiln_worker_pool_submit(struct kiln_job *job, bool caller_flushes);
  * release), so queued work always starts. */
 void kiln_worker_pool_flush(void);
 
+/* Shares `job` with the workers from a thread that is running a batch itself as
+ * `worker_id` (a command-buffer replay running its commands one after another): workers
+ * are woken, the caller runs batches too and returns when none is left to claim. Other
+ * threads may still be running batches then: the caller waits for its job->done, which
+ * is the last access to the job. */
+void kiln_worker_pool_run(struct kiln_job *job, unsigned worker_id);
+
 /* For a thread about to block: runs batches of queued jobs, if any. Returns true when it
  * ran at least one batch (the caller then re-checks its condition before sleeping). */
 bool kiln_worker_pool_help(void);

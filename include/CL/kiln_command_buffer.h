@@ -1,0 +1,125 @@
+/* CL/kiln_command_buffer.h: cl_khr_command_buffer 0.9.7 as Kiln implements it, for
+ * applications whose installed OpenCL headers are older (Debian bookworm's declare 0.9.0,
+ * whose recording entry points lack the `properties` argument).
+ *
+ * Include it before any other OpenCL header. It includes <CL/cl_ext.h> itself with the
+ * recording prototypes renamed out of the way, then declares the 0.9.7 ones and whatever
+ * types and tokens the installed header lacks (values from the Khronos registry, cl.xml). */
+#ifndef KILN_CL_COMMAND_BUFFER_H
+#define KILN_CL_COMMAND_BUFFER_H
+
+#if defined(__CL_EXT_H) && !defined(CL_KHR_COMMAND_BUFFER_EXTENSION_VERSION)
+#error "include <CL/kiln_command_buffer.h> before <CL/cl_ext.h>: the installed one declares an older cl_khr_command_buffer"
+#endif
+
+/* Older headers' recording prototypes, whose signatures changed in 0.9.5, go under other names. */
+#define clCommandBarrierWithWaitListKHR kiln_previous_clCommandBarrierWithWaitListKHR
+#define clCommandCopyBufferKHR kiln_previous_clCommandCopyBufferKHR
+#define clCommandCopyBufferRectKHR kiln_previous_clCommandCopyBufferRectKHR
+#define clCommandCopyBufferToImageKHR kiln_previous_clCommandCopyBufferToImageKHR
+#define clCommandCopyImageKHR kiln_previous_clCommandCopyImageKHR
+#define clCommandCopyImageToBufferKHR kiln_previous_clCommandCopyImageToBufferKHR
+#define clCommandFillBufferKHR kiln_previous_clCommandFillBufferKHR
+#define clCommandFillImageKHR kiln_previous_clCommandFillImageKHR
+#define clCommandNDRangeKernelKHR kiln_previous_clCommandNDRangeKernelKHR
+#include <CL/cl_ext.h>
+#undef clCommandBarrierWithWaitListKHR
+#undef clCommandCopyBufferKHR
+#undef clCommandCopyBufferRectKHR
+#undef clCommandCopyBufferToImageKHR
+#undef clCommandCopyImageKHR
+#undef clCommandCopyImageToBufferKHR
+#undef clCommandFillBufferKHR
+#undef clCommandFillImageKHR
+#undef clCommandNDRangeKernelKHR
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if !defined(CL_KHR_COMMAND_BUFFER_EXTENSION_VERSION)
+#define CL_KHR_COMMAND_BUFFER_EXTENSION_VERSION CL_MAKE_VERSION(0, 9, 7)
+
+typedef cl_properties cl_command_properties_khr;
+
+#ifndef CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR
+#define CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR 0x129A
+#endif
+#ifndef CL_COMMAND_BUFFER_CONTEXT_KHR
+#define CL_COMMAND_BUFFER_CONTEXT_KHR 0x1299
+#endif
+#endif /* !CL_KHR_COMMAND_BUFFER_EXTENSION_VERSION */
+
+/* Declared whatever the installed header held: its own declarations went under other names. */
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandBarrierWithWaitListKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandCopyBufferKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandCopyBufferRectKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region,
+    size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandCopyBufferToImageKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandCopyImageKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandCopyImageToBufferKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandFillBufferKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandFillImageKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem image, const void *fill_color, const size_t *origin, const size_t *region,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandNDRangeKernelKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size,
+    const size_t *local_work_size, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list,
+    cl_sync_point_khr *sync_point, cl_mutable_command_khr *mutable_handle);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandSVMMemcpyKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_sync_points_in_wait_list,
+    const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clCommandSVMMemFillKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_sync_points_in_wait_list,
+    const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,129 @@
+/* command_buffer.c: command-buffer objects: creation with its properties, retain and
+ * release, finalize, and clGetCommandBufferInfoKHR. */
+#include "ext/khr_command_buffer/khr_command_buffer.h"
+
+#include "runtime/context.h"
+#include "runtime/info.h"
+#include "runtime/queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void command_buffer_destroy(struct kiln_object *object) {
+  cl_command_buffer_khr command_buffer = (cl_command_buffer_khr)object;
+  for (size_t i = 0; i < command_buffer->count; i++)
+    if (command_buffer->commands[i]) kiln_command_discard(command_buffer->commands[i]);
+  free(command_buffer->commands);
+  free(command_buffer->steps);
+  pthread_mutex_destroy(&command_buffer->lock);
+  kiln_object_release(&command_buffer->queue->obj);
+  kiln_object_release(&command_buffer->context->obj);
+  kiln_object_free(object);
+}
+
+/* The property list: only CL_COMMAND_BUFFER_FLAGS_KHR exists, once, with known bits. */
+static cl_int parse_properties(const cl_command_buffer_properties_khr *properties, cl_command_buffer_flags_khr *flags) {
+  *flags = 0;
+  if (!properties) return CL_SUCCESS;
+  bool seen_flags = false;
+  for (size_t i = 0; properties[i] != 0; i += 2) {
+    if (properties[i] != CL_COMMAND_BUFFER_FLAGS_KHR || seen_flags) return CL_INVALID_VALUE;
+    seen_flags = true;
+    *flags = (cl_command_buffer_flags_khr)properties[i + 1];
+    if (*flags & ~(cl_command_buffer_flags_khr)CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR) return CL_INVALID_VALUE;
+  }
+  if ((*flags & CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR) &&
+      !(KILN_COMMAND_BUFFER_CAPABILITIES & CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR))
+    return CL_INVALID_PROPERTY;
+  return CL_SUCCESS;
+}
+
+static cl_command_buffer_khr create_failed(cl_int *errcode_ret, cl_int err) {
+  if (errcode_ret) *errcode_ret = err;
+  return NULL;
+}
+
+CL_API_ENTRY cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR(
+    cl_uint num_queues, const cl_command_queue *queues, const cl_command_buffer_properties_khr *properties,
+    cl_int *errcode_ret) {
+  if (!queues) return create_failed(errcode_ret, CL_INVALID_VALUE);
+  if (num_queues != 1) return create_failed(errcode_ret, CL_INVALID_VALUE); /* no multi-device extension */
+  cl_command_queue queue = queues[0];
+  if (!kiln_queue_is_valid(queue)) return create_failed(errcode_ret, CL_INVALID_COMMAND_QUEUE);
+  cl_command_buffer_flags_khr flags;
+  cl_int err = parse_properties(properties, &flags);
+  if (err != CL_SUCCESS) return create_failed(errcode_ret, err);
+
+  cl_command_buffer_khr command_buffer = kiln_object_alloc(KILN_OBJECT_COMMAND_BUFFER, sizeof *command_buffer);
+  if (!command_buffer) return create_failed(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+  command_buffer->context = queue->context;
+  kiln_object_retain(&queue->context->obj);
+  command_buffer->queue = queue;
+  kiln_object_retain(&queue->obj);
+  command_buffer->flags = flags;
+  if (properties) {
+    size_t n = 0;
+    while (properties[n]) n += 2;
+    memcpy(command_buffer->properties, properties, (n + 1) * sizeof *properties);
+    command_buffer->properties_size = (n + 1) * sizeof *properties;
+  }
+  pthread_mutex_init(&command_buffer->lock, NULL);
+  atomic_init(&command_buffer->pending, 0);
+  kiln_object_init(&command_buffer->obj, KILN_OBJECT_COMMAND_BUFFER, command_buffer_destroy);
+  if (errcode_ret) *errcode_ret = CL_SUCCESS;
+  return command_buffer;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainCommandBufferKHR(cl_command_buffer_khr command_buffer) {
+  return kiln_object_api_retain(command_buffer, KILN_OBJECT_COMMAND_BUFFER, CL_INVALID_COMMAND_BUFFER_KHR);
+}
+
+/* A pending execution holds its own reference: the object outlives the release until the
+ * execution completes. */
+CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandBufferKHR(cl_command_buffer_khr command_buffer) {
+  return kiln_object_api_release(command_buffer, KILN_OBJECT_COMMAND_BUFFER, CL_INVALID_COMMAND_BUFFER_KHR);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clFinalizeCommandBufferKHR(cl_command_buffer_khr command_buffer) {
+  if (!kiln_command_buffer_is_valid(command_buffer)) return CL_INVALID_COMMAND_BUFFER_KHR;
+  pthread_mutex_lock(&command_buffer->lock);
+  cl_int err = CL_INVALID_OPERATION;
+  if (!command_buffer->finalized) {
+    err = kiln_command_buffer_build_steps(command_buffer);
+    if (err == CL_SUCCESS) command_buffer->finalized = true;
+  }
+  pthread_mutex_unlock(&command_buffer->lock);
+  return err;
+}
+
+static cl_command_buffer_state_khr state_of(cl_command_buffer_khr command_buffer) {
+  pthread_mutex_lock(&command_buffer->lock);
+  bool finalized = command_buffer->finalized;
+  pthread_mutex_unlock(&command_buffer->lock);
+  if (!finalized) return CL_COMMAND_BUFFER_STATE_RECORDING_KHR;
+  return atomic_load(&command_buffer->pending) ? CL_COMMAND_BUFFER_STATE_PENDING_KHR
+                                               : CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetCommandBufferInfoKHR(cl_command_buffer_khr command_buffer,
+                                                          cl_command_buffer_info_khr param_name,
+                                                          size_t param_value_size, void *param_value,
+                                                          size_t *param_value_size_ret) {
+  if (!kiln_command_buffer_is_valid(command_buffer)) return CL_INVALID_COMMAND_BUFFER_KHR;
+  switch (param_name) {
+  case CL_COMMAND_BUFFER_NUM_QUEUES_KHR:
+    KILN_INFO_VALUE(cl_uint, 1);
+  case CL_COMMAND_BUFFER_QUEUES_KHR:
+    KILN_INFO_VALUE(cl_command_queue, command_buffer->queue);
+  case CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR:
+    KILN_INFO_VALUE(cl_uint, atomic_load(&command_buffer->obj.api_refs));
+  case CL_COMMAND_BUFFER_STATE_KHR:
+    KILN_INFO_VALUE(cl_command_buffer_state_khr, state_of(command_buffer));
+  case CL_COMMAND_BUFFER_PROPERTIES_ARRAY_KHR:
+    KILN_INFO_ARRAY(command_buffer->properties, command_buffer->properties_size);
+  case CL_COMMAND_BUFFER_CONTEXT_KHR:
+    KILN_INFO_VALUE(cl_context, command_buffer->context);
+  default:
+    return CL_INVALID_VALUE;
+  }
+}

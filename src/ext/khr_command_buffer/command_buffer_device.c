@@ -1,0 +1,33 @@
+/* command_buffer_device.c: the extension's device queries and its rows of the
+ * clGetExtensionFunctionAddressForPlatform table. */
+#include "ext/khr_command_buffer/khr_command_buffer.h"
+
+#include "runtime/device.h"
+#include "runtime/info.h"
+#include "runtime/platform.h"
+
+cl_int kiln_ext_khr_command_buffer_device_info(cl_device_id device, cl_device_info param_name,
+                                               size_t param_value_size, void *param_value,
+                                               size_t *param_value_size_ret) {
+  (void)device;
+  switch (param_name) {
+  case CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR:
+    KILN_INFO_VALUE(cl_device_command_buffer_capabilities_khr, KILN_COMMAND_BUFFER_CAPABILITIES);
+  case CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR:
+    KILN_INFO_VALUE(cl_command_queue_properties, KILN_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES);
+  case CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR:
+    KILN_INFO_VALUE(cl_command_queue_properties, KILN_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES);
+  default:
+    return CL_INVALID_VALUE;
+  }
+}
+
+#define ROW(name) {#name, (void *)name}
+const struct kiln_extension_function kiln_ext_khr_command_buffer_functions[] = {
+    ROW(clCreateCommandBufferKHR),        ROW(clRetainCommandBufferKHR),       ROW(clReleaseCommandBufferKHR),
+    ROW(clFinalizeCommandBufferKHR),      ROW(clEnqueueCommandBufferKHR),      ROW(clGetCommandBufferInfoKHR),
+    ROW(clCommandBarrierWithWaitListKHR), ROW(clCommandCopyBufferKHR),         ROW(clCommandCopyBufferRectKHR),
+    ROW(clCommandCopyBufferToImageKHR),   ROW(clCommandCopyImageKHR),          ROW(clCommandCopyImageToBufferKHR),
+    ROW(clCommandFillBufferKHR),          ROW(clCommandFillImageKHR),          ROW(clCommandNDRangeKernelKHR),
+    ROW(clCommandSVMMemcpyKHR),           ROW(clCommandSVMMemFillKHR),          {NULL, NULL},
+};

@@ -1,0 +1,227 @@
+/* command_buffer_record.c: the recording entry points. Each checks what is particular to
+ * command buffers (the handle, a NULL queue, properties, mutable handle, state), then runs
+ * the enqueue path's validation and command building with a recorder as the sink: the
+ * recorder checks the sync-point wait list where the event wait list would be checked,
+ * and appends the built command, whose sync point is its position + 1. The command
+ * buffer's lock is held for the whole call, so sync points are checked against exactly
+ * the commands recorded before. */
+#include "ext/khr_command_buffer/khr_command_buffer.h"
+
+#include "runtime/kernel.h"
+#include "runtime/memory.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+struct recorder {
+  struct kiln_command_recorder base; /* first: the sink hands this back */
+  cl_command_buffer_khr command_buffer;
+  cl_uint num_sync_points;
+  const cl_sync_point_khr *sync_points;
+  cl_sync_point_khr *sync_point_ret;
+};
+
+static cl_int check_sync_points(const struct recorder *r) {
+  if ((r->sync_points == NULL) != (r->num_sync_points == 0)) return CL_INVALID_SYNC_POINT_WAIT_LIST_KHR;
+  for (cl_uint i = 0; i < r->num_sync_points; i++)
+    if (r->sync_points[i] == 0 || r->sync_points[i] > r->command_buffer->count)
+      return CL_INVALID_SYNC_POINT_WAIT_LIST_KHR;
+  return CL_SUCCESS;
+}
+
+static cl_int recorder_check(const struct kiln_command_recorder *base) {
+  return check_sync_points((const struct recorder *)base);
+}
+
+/* Appends `command` (NULL for a barrier). On failure a command is discarded. */
+static cl_int append(const struct recorder *r, struct kiln_command *command) {
+  cl_command_buffer_khr cb = r->command_buffer;
+  if (cb->count >= CL_UINT_MAX) { /* sync points are cl_uint */
+    if (command) kiln_command_discard(command);
+    return CL_OUT_OF_RESOURCES;
+  }
+  if (cb->count == cb->capacity) {
+    size_t capacity = cb->capacity ? 2 * cb->capacity : 16;
+    struct kiln_command **commands = realloc(cb->commands, capacity * sizeof *commands);
+    if (!commands) {
+      if (command) kiln_command_discard(command);
+      return CL_OUT_OF_HOST_MEMORY;
+    }
+    cb->commands = commands;
+    cb->capacity = capacity;
+  }
+  cb->commands[cb->count++] = command;
+  if (r->sync_point_ret) *r->sync_point_ret = (cl_sync_point_khr)cb->count;
+  return CL_SUCCESS;
+}
+
+static cl_int recorder_record(const struct kiln_command_recorder *base, struct kiln_command *command) {
+  return append((const struct recorder *)base, command);
+}
+
+/* The checks every recording entry point starts with. On success the command buffer is
+ * locked (record_end unlocks it) and `r` and `sink` are ready. */
+static cl_int record_begin(cl_command_buffer_khr command_buffer, cl_command_queue command_queue,
+                           const cl_command_properties_khr *properties, cl_uint num_sync_points,
+                           const cl_sync_point_khr *sync_points, cl_sync_point_khr *sync_point,
+                           cl_mutable_command_khr *mutable_handle, struct recorder *r,
+                           struct kiln_command_sink *sink) {
+  if (!kiln_command_buffer_is_valid(command_buffer)) return CL_INVALID_COMMAND_BUFFER_KHR;
+  /* Without cl_khr_command_buffer_multi_device a command names no queue of its own. */
+  if (command_queue != NULL) return CL_INVALID_COMMAND_QUEUE;
+  if (properties && properties[0] != 0) return CL_INVALID_VALUE; /* the extension defines none */
+  if (mutable_handle) return CL_INVALID_VALUE;
+  r->base.check_dependencies = recorder_check;
+  r->base.record = recorder_record;
+  r->command_buffer = command_buffer;
+  r->num_sync_points = num_sync_points;
+  r->sync_points = sync_points;
+  r->sync_point_ret = sync_point;
+  *sink = kiln_command_sink_of_queue(command_buffer->queue, 0, NULL, NULL);
+  sink->recorder = &r->base;
+  pthread_mutex_lock(&command_buffer->lock);
+  if (command_buffer->finalized) {
+    pthread_mutex_unlock(&command_buffer->lock);
+    return CL_INVALID_OPERATION;
+  }
+  return CL_SUCCESS;
+}
+
+static cl_int record_end(cl_command_buffer_khr command_buffer, cl_int err) {
+  pthread_mutex_unlock(&command_buffer->lock);
+  return err;
+}
+
+#define RECORD_BEGIN()                                                                                        \
+  struct recorder r;                                                                                          \
+  struct kiln_command_sink sink;                                                                              \
+  cl_int err = record_begin(command_buffer, command_queue, properties, num_sync_points_in_wait_list,         \
+                            sync_point_wait_list, sync_point, mutable_handle, &r, &sink);                     \
+  if (err != CL_SUCCESS) return err
+
+CL_API_ENTRY cl_int CL_API_CALL clCommandBarrierWithWaitListKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle) {
+  RECORD_BEGIN();
+  err = check_sync_points(&r);
+  if (err == CL_SUCCESS) err = append(&r, NULL);
+  return record_end(command_buffer, err);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCommandCopyBufferKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle) {
+  RECORD_BEGIN();
+  return record_end(command_buffer, kiln_mem_copy(&sink, src_buffer, dst_buffer, src_offset, dst_offset, size));
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCommandCopyBufferRectKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region,
+    size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle) {
+  RECORD_BEGIN();
+  return record_end(command_buffer, kiln_mem_copy_rect(&sink, src_buffer, dst_buffer, src_origin, dst_origin, region,
+                                                       src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch));
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCommandFillBufferKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle) {
+  RECORD_BEGIN();
+  return record_end(command_buffer, kiln_mem_fill(&sink, buffer, pattern, pattern_size, offset, size));
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCommandNDRangeKernelKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size,
+    const size_t *local_work_size, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list,
+    cl_sync_point_khr *sync_point, cl_mutable_command_khr *mutable_handle) {
+  RECORD_BEGIN();
+  /* A replay has no per-execution printf buffer: Kiln does not report
+   * CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR, and the spec names the error. */
+  if (kiln_kernel_is_valid(kernel) && kernel->desc && kernel->desc->uses_printf)
+    return record_end(command_buffer, CL_INVALID_OPERATION);
+  return record_end(command_buffer, kiln_ndrange_enqueue(&sink, kernel, work_dim, global_work_offset,
+                                                         global_work_size, local_work_size));
+}
+
+/* Image commands: no image can exist on Kiln's device, so a live memory object is a
+ * buffer, and the device cannot run image commands (clEnqueueCopyImage's rules). */
+static cl_int record_image(struct recorder *r, cl_mem a, cl_mem b) {
+  cl_int err = check_sync_points(r);
+  if (err != CL_SUCCESS) return err;
+  if (!kiln_object_is_valid(a, KILN_OBJECT_MEM)) return CL_INVALID_MEM_OBJECT;
+  if (b != a && !kiln_object_is_valid(b, KILN_OBJECT_MEM)) return CL_INVALID_MEM_OBJECT;
+  return CL_INVALID_OPERATION;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCommandCopyBufferToImageKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle) {
+  (void)src_offset, (void)dst_origin, (void)region;
+  RECORD_BEGIN();
+  return record_end(command_buffer, record_image(&r, src_buffer, dst_image));
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCommandCopyImageKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle) {
+  (void)src_origin, (void)dst_origin, (void)region;
+  RECORD_BEGIN();
+  return record_end(command_buffer, record_image(&r, src_image, dst_image));
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCommandCopyImageToBufferKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle) {
+  (void)src_origin, (void)region, (void)dst_offset;
+  RECORD_BEGIN();
+  return record_end(command_buffer, record_image(&r, src_image, dst_buffer));
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCommandFillImageKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    cl_mem image, const void *fill_color, const size_t *origin, const size_t *region,
+    cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle) {
+  (void)fill_color, (void)origin, (void)region;
+  RECORD_BEGIN();
+  return record_end(command_buffer, record_image(&r, image, image));
+}
+
+/* SVM commands: the device supports no SVM, which clEnqueueSVMMemcpy and
+ * clEnqueueSVMMemFill report as CL_INVALID_OPERATION. */
+CL_API_ENTRY cl_int CL_API_CALL clCommandSVMMemcpyKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_sync_points_in_wait_list,
+    const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle) {
+  (void)dst_ptr, (void)src_ptr, (void)size;
+  RECORD_BEGIN();
+  err = check_sync_points(&r);
+  return record_end(command_buffer, err != CL_SUCCESS ? err : CL_INVALID_OPERATION);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clCommandSVMMemFillKHR(
+    cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
+    void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_sync_points_in_wait_list,
+    const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
+    cl_mutable_command_khr *mutable_handle) {
+  (void)svm_ptr, (void)pattern, (void)pattern_size, (void)size;
+  RECORD_BEGIN();
+  err = check_sync_points(&r);
+  return record_end(command_buffer, err != CL_SUCCESS ? err : CL_INVALID_OPERATION);
+}
