@@ -3,7 +3,7 @@
  * Every kernel result is checked against a host reference; a wrong result fails the run.
  *
  *   kiln_bench [--platform NAME] [--quick] [--only LIST]
- *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,build
+ *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,build
  *
  * Performance is measured here, never asserted in tests. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -164,6 +164,89 @@ static void bench_launch(struct bench_env *env, bool latency) {
   CHECK(clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL));
   if (value != 1) fail("empty kernel");
   clReleaseMemObject(out);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+}
+
+/* ---- command buffers: 100 recorded tiny kernels replayed, against enqueueing them ----
+ * The entry points are looked up at run time. Kiln implements cl_khr_command_buffer
+ * 0.9.7, PoCL 3.1 reports 0.9.0; the five calls used here have the same parameters in
+ * both (0.9.5 added a properties parameter only to the other recording calls). */
+typedef void *bench_command_buffer;
+typedef bench_command_buffer(CL_API_CALL *create_command_buffer_fn)(cl_uint, const cl_command_queue *,
+                                                                     const cl_ulong *, cl_int *);
+typedef cl_int(CL_API_CALL *command_ndrange_fn)(bench_command_buffer, cl_command_queue, const cl_ulong *, cl_kernel,
+                                                cl_uint, const size_t *, const size_t *, const size_t *, cl_uint,
+                                                const cl_uint *, cl_uint *, void **);
+typedef cl_int(CL_API_CALL *command_buffer_fn)(bench_command_buffer);
+typedef cl_int(CL_API_CALL *enqueue_command_buffer_fn)(cl_uint, cl_command_queue *, bench_command_buffer, cl_uint,
+                                                       const cl_event *, cl_event *);
+
+static const char *bump_source = "kernel void bump(global int *counter) { counter[0] += 1; }\n";
+
+static void bench_command_buffer_replay(struct bench_env *env) {
+  enum { COMMANDS = 100 };
+  create_command_buffer_fn create =
+      (create_command_buffer_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clCreateCommandBufferKHR");
+  command_ndrange_fn record =
+      (command_ndrange_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clCommandNDRangeKernelKHR");
+  command_buffer_fn finalize =
+      (command_buffer_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clFinalizeCommandBufferKHR");
+  command_buffer_fn release =
+      (command_buffer_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clReleaseCommandBufferKHR");
+  enqueue_command_buffer_fn enqueue =
+      (enqueue_command_buffer_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clEnqueueCommandBufferKHR");
+  if (!create || !record || !finalize || !release || !enqueue) {
+    printf("%-10s %-44s %12s\n", env->platform_name, "command buffer replay", "n/a");
+    return;
+  }
+  cl_program program = build(env, bump_source, NULL);
+  cl_kernel kernel = kernel_of(program, "bump");
+  cl_int zero = 0, value = 0;
+  cl_mem counter = buffer(env, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero);
+  CHECK(clSetKernelArg(kernel, 0, sizeof counter, &counter));
+  size_t one = 1;
+  int reps = env->quick ? 100 : 2000;
+
+  /* Plain: the same 100 kernels enqueued one by one on the in-order queue. */
+  for (int i = 0; i < COMMANDS; i++) CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &one, &one, 0, NULL, NULL));
+  CHECK(clFinish(env->queue));
+  double t0 = now_us();
+  for (int r = 0; r < reps; r++) {
+    for (int i = 0; i < COMMANDS; i++)
+      CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &one, &one, 0, NULL, NULL));
+    CHECK(clFinish(env->queue));
+  }
+  double plain = (now_us() - t0) / ((double)reps * COMMANDS);
+
+  /* Recorded: each command waits for the previous one's sync point. */
+  cl_int err;
+  bench_command_buffer command_buffer = create(1, &env->queue, NULL, &err);
+  CHECK(err);
+  cl_uint previous = 0;
+  for (int i = 0; i < COMMANDS; i++) {
+    cl_uint sync_point;
+    CHECK(record(command_buffer, NULL, NULL, kernel, 1, NULL, &one, &one, i ? 1 : 0, i ? &previous : NULL,
+                 &sync_point, NULL));
+    previous = sync_point;
+  }
+  CHECK(finalize(command_buffer));
+  CHECK(enqueue(0, NULL, command_buffer, 0, NULL, NULL));
+  CHECK(clFinish(env->queue));
+  t0 = now_us();
+  for (int r = 0; r < reps; r++) {
+    CHECK(enqueue(0, NULL, command_buffer, 0, NULL, NULL));
+    CHECK(clFinish(env->queue));
+  }
+  double replayed = (now_us() - t0) / ((double)reps * COMMANDS);
+
+  CHECK(clEnqueueReadBuffer(env->queue, counter, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL));
+  if (value != COMMANDS * (2 * reps + 2)) fail("command buffer replay");
+  report(env->platform_name, "kernel enqueued one by one (100 per finish)", plain, "us/kernel");
+  report(env->platform_name, "command buffer replay (100 kernels)", replayed, "us/command");
+  report(env->platform_name, "  replay gain over enqueueing", plain / replayed, "x");
+  CHECK(release(command_buffer));
+  clReleaseMemObject(counter);
   clReleaseKernel(kernel);
   clReleaseProgram(program);
 }
@@ -571,6 +654,7 @@ int main(int argc, char **argv) {
   if (selected(only, "reduce")) bench_reduce(&env);
   if (selected(only, "sinexp")) bench_sinexp(&env);
   if (selected(only, "localsize")) bench_local_size(&env);
+  if (selected(only, "cmdbuf")) bench_command_buffer_replay(&env);
   clReleaseCommandQueue(env.queue);
   clReleaseContext(env.context);
   return 0;
