@@ -55,9 +55,15 @@ uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args);
 /* clEnqueueNDRangeKernel after the queue check, for any sink (ndrange.c; command buffers
  * record NDRanges through it). */
 struct kiln_command_sink;
+struct kiln_command;
 cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kernel, cl_uint work_dim,
                             const size_t *global_work_offset, const size_t *global_work_size,
                             const size_t *local_work_size);
+
+/* The launch of an NDRange command built by kiln_ndrange_enqueue, or NULL for any other
+ * command (a command-buffer replay gives printf kernels a printf buffer of their own). */
+struct kiln_ndrange_launch;
+const struct kiln_ndrange_launch *kiln_ndrange_command_launch(struct kiln_command *command);
 
 /* CL_KERNEL_WORK_GROUP_SIZE and the device limits NDRange checks use. */
 size_t kiln_kernel_max_work_group_size(cl_kernel kernel);

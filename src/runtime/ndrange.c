@@ -206,6 +206,11 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   return kiln_command_sink_take(sink, command, CL_FALSE);
 }
 
+const struct kiln_ndrange_launch *kiln_ndrange_command_launch(struct kiln_command *command) {
+  size_t batches;
+  return kiln_command_batch_function(command, &batches) == run_batch ? kiln_command_payload(command) : NULL;
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel,
                                                        cl_uint work_dim, const size_t *global_work_offset,
                                                        const size_t *global_work_size, const size_t *local_work_size,

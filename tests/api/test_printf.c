@@ -67,7 +67,7 @@ static const char *source =
     "  ret[g] = printf(\"%s %6u\\n\", \"0123456789012345678901234567890123456789"
     "0123456789012345678901234567890123456789\", g);\n"
     "}\n"
-    "kernel void too_wide(global int *ret) { ret[0] = printf(\"%2000000d\\n\", 1); }\n"
+    "kernel void too_wide(global int *ret) { ret[0] = printf(\"%20000000d\\n\", 1); }\n" /* wider than the 8 MiB buffer */
     "kernel void tagged(int tag) {\n"
     "  printf(\"%c %u\\n\", tag, (uint)get_global_id(0));\n"
     "}\n"

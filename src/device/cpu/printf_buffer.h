@@ -25,8 +25,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CL_DEVICE_PRINTF_BUFFER_SIZE (runtime/device_info.c reports this value). */
-#define KILN_PRINTF_BUFFER_SIZE (1024u * 1024u)
+/* CL_DEVICE_PRINTF_BUFFER_SIZE (runtime/device_info.c reports this value). 8 MiB rather
+ * than the 1 MiB minimum: a record's header makes a one-character printf cost 13 bytes,
+ * and the CTS's command-buffer printf test prints some 85 000 characters one call each.
+ * The memory is only touched as far as a launch prints. */
+#define KILN_PRINTF_BUFFER_SIZE (8u * 1024u * 1024u)
 /* Bytes a call's record takes besides its text. */
 #define KILN_PRINTF_RECORD_HEADER 12u
 

@@ -144,10 +144,6 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandNDRangeKernelKHR(
     const size_t *local_work_size, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list,
     cl_sync_point_khr *sync_point, cl_mutable_command_khr *mutable_handle) {
   RECORD_BEGIN();
-  /* A replay has no per-execution printf buffer: Kiln does not report
-   * CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR, and the spec names the error. */
-  if (kiln_kernel_is_valid(kernel) && kernel->desc && kernel->desc->uses_printf)
-    return record_end(command_buffer, CL_INVALID_OPERATION);
   return record_end(command_buffer, kiln_ndrange_enqueue(&sink, kernel, work_dim, global_work_offset,
                                                          global_work_size, local_work_size));
 }

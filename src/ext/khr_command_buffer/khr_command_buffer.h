@@ -27,6 +27,7 @@ struct kiln_replay_step {
   kiln_command_batch_fn run_batch;
   size_t batch_count;
   struct kiln_command *command;
+  const struct kiln_ndrange_launch *printf_launch; /* kernels that call printf: their launch */
 };
 
 struct _cl_command_buffer_khr {
@@ -54,7 +55,9 @@ static inline bool kiln_command_buffer_is_valid(cl_command_buffer_khr command_bu
 }
 
 /* The device's command-buffer capabilities and queue-property rules. */
-#define KILN_COMMAND_BUFFER_CAPABILITIES ((cl_device_command_buffer_capabilities_khr)CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR)
+#define KILN_COMMAND_BUFFER_CAPABILITIES                                                                   \
+  ((cl_device_command_buffer_capabilities_khr)(CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR |          \
+                                               CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR))
 #define KILN_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES ((cl_command_queue_properties)0)
 #define KILN_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES \
   ((cl_command_queue_properties)(CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
