@@ -145,10 +145,10 @@ static const char *uniform_source =
     "  out[4 * g + 3] = (int)m;\n"
     "}\n";
 
-static void check_uniform_values(struct kiln_test_env *env, size_t global, size_t local) {
+static void check_uniform_values(struct kiln_test_env *env, const char *options, size_t global, size_t local) {
   cl_int *in = malloc(global * sizeof *in), *out = calloc(4 * global, sizeof *out);
   for (size_t i = 0; i < global; i++) in[i] = (cl_int)(i % 97) - 40;
-  bt_run_source(env, uniform_source, BT_CL30, /* non-uniform groups */ "uniform_values", global, local,
+  bt_run_source(env, uniform_source, options, "uniform_values", global, local,
                 BT_ARGS(BT_IN(in, global * sizeof *in), BT_OUT(out, 4 * global * sizeof *out),
                         BT_LOCAL(local * sizeof(cl_int))));
   for (size_t base = 0; base < global; base += local) {
@@ -163,18 +163,22 @@ static void check_uniform_values(struct kiln_test_env *env, size_t global, size_
       int want[4] = {sum, rounds, (int)(t + (unsigned)l), (int)(l & 1 ? n * 2 : n * 3)};
       for (int i = 0; i < 4; i++)
         if (out[4 * g + i] != want[i])
-          fail_msg("global %zu local %zu item %zu value %d: got %d, want %d", global, local, g, i, out[4 * g + i], want[i]);
+          fail_msg("%s: global %zu local %zu item %zu value %d: got %d, want %d", options, global, local, g, i, out[4 * g + i], want[i]);
     }
   }
   free(in), free(out);
 }
 
 static void test_uniform_values_across_barriers(void **state) {
-  check_uniform_values(*state, 4096, 256);
-  check_uniform_values(*state, 4096, 64);
-  check_uniform_values(*state, 4090, 13); /* non-uniform: the last group has 8 */
-  check_uniform_values(*state, 1000, 7);
-  check_uniform_values(*state, 300, 1);
+  /* OpenCL C 3.0 for non-uniform groups; unoptimized, the uniform buffers stay in memory. */
+  static const char *options[] = {BT_CL30, BT_CL30 " -cl-opt-disable"};
+  for (int o = 0; o < 2; o++) {
+    check_uniform_values(*state, options[o], 4096, 256);
+    check_uniform_values(*state, options[o], 4096, 64);
+    check_uniform_values(*state, options[o], 4090, 13); /* non-uniform: the last group has 8 */
+    check_uniform_values(*state, options[o], 1000, 7);
+    check_uniform_values(*state, options[o], 300, 1);
+  }
 }
 
 /* Per group: 100 int4 (global -> local, modified, local -> global, two copies chained on
