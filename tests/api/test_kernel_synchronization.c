@@ -163,7 +163,8 @@ static void check_uniform_values(struct kiln_test_env *env, const char *options,
       int want[4] = {sum, rounds, (int)(t + (unsigned)l), (int)(l & 1 ? n * 2 : n * 3)};
       for (int i = 0; i < 4; i++)
         if (out[4 * g + i] != want[i])
-          fail_msg("%s: global %zu local %zu item %zu value %d: got %d, want %d", options, global, local, g, i, out[4 * g + i], want[i]);
+          fail_msg("%s: global %zu local %zu item %zu value %d: got %d, want %d", options, global, local, g, i,
+                   out[4 * g + i], want[i]);
     }
   }
   free(in), free(out);
