@@ -15,23 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KCB_FUNCTIONS(X)                                                                                    \
-  X(clCreateCommandBufferKHR)                                                                               \
-  X(clRetainCommandBufferKHR)                                                                               \
-  X(clReleaseCommandBufferKHR)                                                                              \
-  X(clFinalizeCommandBufferKHR)                                                                             \
-  X(clEnqueueCommandBufferKHR)                                                                              \
-  X(clGetCommandBufferInfoKHR)                                                                              \
-  X(clCommandBarrierWithWaitListKHR)                                                                        \
-  X(clCommandCopyBufferKHR)                                                                                 \
-  X(clCommandCopyBufferRectKHR)                                                                             \
-  X(clCommandCopyBufferToImageKHR)                                                                          \
-  X(clCommandCopyImageKHR)                                                                                  \
-  X(clCommandCopyImageToBufferKHR)                                                                          \
-  X(clCommandFillBufferKHR)                                                                                 \
-  X(clCommandFillImageKHR)                                                                                  \
-  X(clCommandNDRangeKernelKHR)                                                                              \
-  X(clCommandSVMMemcpyKHR)                                                                                  \
+#define KCB_FUNCTIONS(X)                                                                                               \
+  X(clCreateCommandBufferKHR)                                                                                          \
+  X(clRetainCommandBufferKHR)                                                                                          \
+  X(clReleaseCommandBufferKHR)                                                                                         \
+  X(clFinalizeCommandBufferKHR)                                                                                        \
+  X(clEnqueueCommandBufferKHR)                                                                                         \
+  X(clGetCommandBufferInfoKHR)                                                                                         \
+  X(clCommandBarrierWithWaitListKHR)                                                                                   \
+  X(clCommandCopyBufferKHR)                                                                                            \
+  X(clCommandCopyBufferRectKHR)                                                                                        \
+  X(clCommandCopyBufferToImageKHR)                                                                                     \
+  X(clCommandCopyImageKHR)                                                                                             \
+  X(clCommandCopyImageToBufferKHR)                                                                                     \
+  X(clCommandFillBufferKHR)                                                                                            \
+  X(clCommandFillImageKHR)                                                                                             \
+  X(clCommandNDRangeKernelKHR)                                                                                         \
+  X(clCommandSVMMemcpyKHR)                                                                                             \
   X(clCommandSVMMemFillKHR)
 
 /* The extension's entry points, as the platform hands them out. */
@@ -43,8 +43,8 @@ struct kcb_api {
 static struct kcb_api kcb;
 
 static inline void kcb_load(cl_platform_id platform) {
-#define KCB_LOAD(name)                                                                                      \
-  kcb.name = (__typeof__(&name))clGetExtensionFunctionAddressForPlatform(platform, #name);                 \
+#define KCB_LOAD(name)                                                                                                 \
+  kcb.name = (__typeof__(&name))clGetExtensionFunctionAddressForPlatform(platform, #name);                             \
   if (!kcb.name) fail_msg("clGetExtensionFunctionAddressForPlatform(\"%s\") returned NULL", #name);
   KCB_FUNCTIONS(KCB_LOAD)
 #undef KCB_LOAD
@@ -102,12 +102,40 @@ static inline cl_mem kcb_buffer(cl_context context, size_t size) {
   return buffer;
 }
 
+/* User events made by kcb_user_event, with a reference of their own (see kcb_open_gates). */
+#define KCB_MAX_GATES 64
+static cl_event kcb_gates[KCB_MAX_GATES];
+static size_t kcb_gate_count;
+
 static inline cl_event kcb_user_event(cl_context context) {
   cl_int err = CL_INVALID_VALUE;
   cl_event event = clCreateUserEvent(context, &err);
   assert_cl_success(err);
+  if (kcb_gate_count < KCB_MAX_GATES) {
+    assert_cl_success(clRetainEvent(event));
+    kcb_gates[kcb_gate_count++] = event;
+  }
   return event;
 }
+
+/* Per-test teardown: a test that failed between creating a user event and setting it
+ * would leave commands waiting for it forever, and the suite would hang behind them; such
+ * events are set to an error status instead, so the failure is reported and the suite
+ * goes on. */
+static inline int kcb_open_gates(void **state) {
+  (void)state;
+  for (size_t i = 0; i < kcb_gate_count; i++) {
+    cl_int status = CL_COMPLETE;
+    clGetEventInfo(kcb_gates[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+    if (status == CL_SUBMITTED) clSetUserEventStatus(kcb_gates[i], -1);
+    clReleaseEvent(kcb_gates[i]);
+  }
+  kcb_gate_count = 0;
+  return 0;
+}
+
+/* Every test of the suites runs with kcb_open_gates as its teardown. */
+#define KCB_TEST(f) cmocka_unit_test_teardown(f, kcb_open_gates)
 
 static inline cl_int kcb_event_status(cl_event event) {
   cl_int status = 99;
@@ -115,8 +143,7 @@ static inline cl_int kcb_event_status(cl_event event) {
   return status;
 }
 
-static inline cl_program kcb_program(cl_context context, cl_device_id device, const char *source,
-                                     const char *options) {
+static inline cl_program kcb_program(cl_context context, cl_device_id device, const char *source, const char *options) {
   cl_int err = CL_INVALID_VALUE;
   cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
   assert_cl_success(err);

@@ -117,7 +117,13 @@ static cl_int execution_queue(cl_command_buffer_khr command_buffer, cl_uint num_
                               cl_command_queue *queues, cl_command_queue *queue) {
   if ((queues == NULL) != (num_queues == 0)) return CL_INVALID_VALUE;
   if (num_queues > 1) return CL_INVALID_VALUE; /* created with one queue */
-  *queue = queues ? queues[0] : command_buffer->queue;
+  /* The creation queue is held by the command buffer: usable even once the application
+   * released its handle. A substitute must be a live handle. */
+  if (!queues) {
+    *queue = command_buffer->queue;
+    return CL_SUCCESS;
+  }
+  *queue = queues[0];
   if (!kiln_queue_is_valid(*queue)) return CL_INVALID_COMMAND_QUEUE;
   cl_command_queue_properties properties = (*queue)->config.properties;
   if ((properties & ~KILN_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES) ||
