@@ -217,6 +217,16 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
                                                        cl_uint num_events_in_wait_list,
                                                        const cl_event *event_wait_list, cl_event *event) {
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (kiln_queue_has_extension_properties(&command_queue->config)) {
+    unsigned count;
+    const struct kiln_queue_enqueue_hooks *const *hooks = kiln_queue_enqueue_hooks(&count);
+    for (unsigned i = 0; i < count; i++) {
+      if (!hooks[i]->ndrange) continue;
+      cl_int result = hooks[i]->ndrange(command_queue, kernel, work_dim, global_work_offset, global_work_size,
+                                        local_work_size, num_events_in_wait_list, event_wait_list, event);
+      if (result != KILN_QUEUE_PROPERTY_NOT_MINE) return result;
+    }
+  }
   struct kiln_command_sink sink =
       kiln_command_sink_of_queue(command_queue, num_events_in_wait_list, event_wait_list, event);
   return kiln_ndrange_enqueue(&sink, kernel, work_dim, global_work_offset, global_work_size, local_work_size);

@@ -22,7 +22,7 @@ struct kiln_queue_config {
 
 /* Extension hook: consulted for every property name the core does not know, and with
  * name == CL_QUEUE_PROPERTIES and value == the unknown bits for bits of that bitfield the
- * core does not know. Return KILN_QUEUE_PROPERTY_NOT_MINE to let other parsers look,
+ * core does not know (cfg->properties then already holds the known bits). Return KILN_QUEUE_PROPERTY_NOT_MINE to let other parsers look,
  * CL_SUCCESS to accept (the core then records the pair in cfg->ext_*, or the bits in
  * cfg->ext_property_bits), or the CL error to report (CL_INVALID_VALUE,
  * CL_INVALID_QUEUE_PROPERTIES). */
@@ -32,6 +32,26 @@ typedef cl_int (*kiln_queue_property_parser)(cl_queue_properties name, cl_queue_
 
 /* Adds a parser (call from a constructor or before creating queues). Returns false when full. */
 bool kiln_queue_property_parser_register(kiln_queue_property_parser parser);
+
+/* Extension hooks on enqueues to queues created with extension properties (the core
+ * calls them for no other queue). `check` sees every command created on such a queue and
+ * may veto it with an error (NULL: no check). `ndrange` sees clEnqueueNDRangeKernel (and
+ * clEnqueueTask) first: it returns KILN_QUEUE_PROPERTY_NOT_MINE to let the core enqueue,
+ * or the call's result when it took the call (a recordable queue records it). */
+struct kiln_queue_enqueue_hooks {
+  cl_int (*check)(cl_command_queue queue, cl_command_type type);
+  cl_int (*ndrange)(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset,
+                    const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events,
+                    const cl_event *wait_list, cl_event *event);
+};
+/* Adds hooks (call from a constructor). Returns false when full. */
+bool kiln_queue_enqueue_hooks_register(const struct kiln_queue_enqueue_hooks *hooks);
+/* The registered hooks, for the core's enqueue paths. */
+const struct kiln_queue_enqueue_hooks *const *kiln_queue_enqueue_hooks(unsigned *count);
+
+static inline bool kiln_queue_has_extension_properties(const struct kiln_queue_config *cfg) {
+  return cfg->ext_property_bits != 0 || cfg->ext_count != 0;
+}
 
 /* Parses a clCreateCommandQueueWithProperties list (NULL allowed); *count receives the
  * number of entries including the terminating 0 (0 when NULL). */

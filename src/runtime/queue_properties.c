@@ -40,6 +40,7 @@ static cl_int parse_bitfield(cl_command_queue_properties bits, bool allow_device
                              struct kiln_queue_config *cfg) {
   cl_command_queue_properties known = core_bits | (allow_device_bits ? device_queue_bits : 0);
   cl_command_queue_properties unknown = bits & ~known;
+  cfg->properties = bits & core_bits; /* for extensions whose bits exclude core ones */
   if (unknown) {
     cl_int err = ask_extensions(CL_QUEUE_PROPERTIES, unknown, cfg);
     if (err != CL_SUCCESS) return err;
@@ -104,3 +105,25 @@ bool kiln_queue_config_find(const struct kiln_queue_config *cfg, cl_queue_proper
   }
   return false;
 }
+
+#define ENQUEUE_HOOKS_MAX 4
+static const struct kiln_queue_enqueue_hooks *enqueue_hooks[ENQUEUE_HOOKS_MAX];
+static atomic_uint enqueue_hook_count;
+
+bool kiln_queue_enqueue_hooks_register(const struct kiln_queue_enqueue_hooks *hooks) {
+  pthread_mutex_lock(&parsers_lock);
+  unsigned n = atomic_load(&enqueue_hook_count);
+  bool ok = n < ENQUEUE_HOOKS_MAX;
+  if (ok) {
+    enqueue_hooks[n] = hooks;
+    atomic_store(&enqueue_hook_count, n + 1);
+  }
+  pthread_mutex_unlock(&parsers_lock);
+  return ok;
+}
+
+const struct kiln_queue_enqueue_hooks *const *kiln_queue_enqueue_hooks(unsigned *count) {
+  *count = atomic_load(&enqueue_hook_count);
+  return enqueue_hooks;
+}
+

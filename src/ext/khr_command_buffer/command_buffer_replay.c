@@ -1,109 +1,30 @@
 /* command_buffer_replay.c: finalize's executable form and clEnqueueCommandBufferKHR. An
  * enqueue validates the queue and wait list, then submits one queue command whose single
- * batch runs the steps in order: a run function, a one-batch kernel called in place, or a
- * multi-batch kernel shared with the workers (kiln_worker_pool_run) and waited for before
- * the next step. Nothing is allocated or validated per replay beyond that one command;
- * the recorded payloads are only read, so simultaneous executions may share them. */
+ * batch runs the replay steps (runtime/replay.h). Nothing is allocated or validated per
+ * replay beyond that one command. */
 #include "ext/khr_command_buffer/khr_command_buffer.h"
 
-#include "device/cpu/ndrange_executor.h"
-#include "device/cpu/worker_pool.h"
 #include "runtime/event.h"
-#include "runtime/kernel.h"
 #include "runtime/queue.h"
 
-#include <sched.h>
 #include <stdlib.h>
 
 cl_int kiln_command_buffer_build_steps(cl_command_buffer_khr command_buffer) {
   struct kiln_replay_step *steps = calloc(command_buffer->count ? command_buffer->count : 1, sizeof *steps);
   if (!steps) return CL_OUT_OF_HOST_MEMORY;
   size_t n = 0;
-  for (size_t i = 0; i < command_buffer->count; i++) {
-    struct kiln_command *command = command_buffer->commands[i];
-    if (!command) continue; /* a barrier: running in order already waits for everything before it */
-    struct kiln_replay_step step = {.command = command};
-    step.run_batch = kiln_command_batch_function(command, &step.batch_count);
-    if (!step.run_batch) step.run = kiln_command_run_function(command);
-    const struct kiln_ndrange_launch *launch = kiln_ndrange_command_launch(command);
-    if (launch && launch->printf_buffer) step.printf_launch = launch;
-    if (step.run || step.run_batch) steps[n++] = step; /* else nothing to do (an empty NDRange) */
-  }
+  for (size_t i = 0; i < command_buffer->count; i++)
+    /* NULL: a barrier; running in order already waits for everything before it. */
+    if (command_buffer->commands[i] && kiln_replay_step_of(command_buffer->commands[i], &steps[n])) n++;
   command_buffer->steps = steps;
   command_buffer->step_count = n;
   return CL_SUCCESS;
 }
 
-/* One execution of a step: a kernel that calls printf gets a printf buffer of its own, in a
- * copy of its launch, so that executions never share one. */
-struct step_execution {
-  const struct kiln_replay_step *step;
-  const struct kiln_ndrange_launch *launch; /* the copy, for printf kernels */
-};
-
-static cl_int run_step_batch(const struct step_execution *execution, size_t batch, unsigned worker_id) {
-  if (execution->launch)
-    return kiln_ndrange_run_batch(execution->launch, batch, worker_id) ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
-  return execution->step->run_batch(execution->step->command, batch, worker_id);
-}
-
-/* A multi-batch step shared with the workers; lives on the replaying thread's stack. */
-struct shared_step {
-  struct kiln_job job;
-  const struct step_execution *execution;
-  atomic_int status;
-  atomic_bool done;
-};
-
-static void shared_step_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
-  struct shared_step *shared = (struct shared_step *)job;
-  cl_int status = run_step_batch(shared->execution, batch, worker_id);
-  if (status < 0) {
-    int expected = CL_SUCCESS;
-    atomic_compare_exchange_strong(&shared->status, &expected, status);
-  }
-}
-
-static void shared_step_done(struct kiln_job *job) {
-  atomic_store_explicit(&((struct shared_step *)job)->done, true, memory_order_release);
-}
-
-static cl_int run_shared(const struct step_execution *execution, unsigned worker_id) {
-  struct shared_step shared = {.execution = execution};
-  atomic_init(&shared.status, CL_SUCCESS);
-  atomic_init(&shared.done, false);
-  kiln_job_init(&shared.job, shared_step_run, shared_step_done, execution->step->batch_count);
-  kiln_worker_pool_run(&shared.job, worker_id);
-  /* The batches left were claimed by running threads: they finish within a batch's time. */
-  for (unsigned spins = 0; !atomic_load_explicit(&shared.done, memory_order_acquire); spins++)
-    if (spins > 1000) sched_yield();
-  return atomic_load(&shared.status);
-}
-
 static cl_int replay(struct kiln_command *command, size_t batch, unsigned worker_id) {
   (void)batch;
   cl_command_buffer_khr command_buffer = *(cl_command_buffer_khr *)kiln_command_payload(command);
-  const struct kiln_replay_step *steps = command_buffer->steps;
-  for (size_t i = 0; i < command_buffer->step_count; i++) {
-    const struct kiln_replay_step *step = &steps[i];
-    if (step->run) {
-      cl_int status = step->run(step->command);
-      if (status < 0) return status;
-      continue;
-    }
-    struct step_execution execution = {.step = step};
-    struct kiln_ndrange_launch launch;
-    struct kiln_printf_buffer output;
-    if (step->printf_launch) {
-      launch = *step->printf_launch;
-      kiln_printf_buffer_init(&output, KILN_PRINTF_BUFFER_SIZE, step->batch_count);
-      launch.printf_buffer = &output;
-      execution.launch = &launch;
-    }
-    cl_int status = step->batch_count == 1 ? run_step_batch(&execution, 0, worker_id) : run_shared(&execution, worker_id);
-    if (status < 0) return status;
-  }
-  return CL_SUCCESS;
+  return kiln_replay_run(command_buffer->steps, command_buffer->step_count, worker_id);
 }
 
 static void execution_complete(struct kiln_command *command, cl_int status) {

@@ -18,17 +18,9 @@
 #include "runtime/command.h"
 #include "runtime/object.h"
 #include "runtime/platform.h"
+#include "runtime/replay.h"
 
 #include <pthread.h>
-
-/* One step of a replay: exactly one of run / run_batch is set. */
-struct kiln_replay_step {
-  kiln_command_run_fn run;
-  kiln_command_batch_fn run_batch;
-  size_t batch_count;
-  struct kiln_command *command;
-  const struct kiln_ndrange_launch *printf_launch; /* kernels that call printf: their launch */
-};
 
 struct _cl_command_buffer_khr {
   struct kiln_object obj;

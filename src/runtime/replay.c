@@ -1,0 +1,89 @@
+/* replay.c: see replay.h. */
+#include "runtime/replay.h"
+
+#include "device/cpu/ndrange_executor.h"
+#include "device/cpu/printf_buffer.h"
+#include "device/cpu/worker_pool.h"
+#include "runtime/kernel.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+
+bool kiln_replay_step_of(struct kiln_command *command, struct kiln_replay_step *step) {
+  *step = (struct kiln_replay_step){.command = command};
+  step->run_batch = kiln_command_batch_function(command, &step->batch_count);
+  if (!step->run_batch) step->run = kiln_command_run_function(command);
+  const struct kiln_ndrange_launch *launch = kiln_ndrange_command_launch(command);
+  if (launch && launch->printf_buffer) step->printf_launch = launch;
+  return step->run || step->run_batch;
+}
+
+/* One execution of a step: a kernel that calls printf gets a printf buffer of its own, in a
+ * copy of its launch, so that executions never share one. */
+struct step_execution {
+  const struct kiln_replay_step *step;
+  const struct kiln_ndrange_launch *launch; /* the copy, for printf kernels */
+};
+
+static cl_int run_step_batch(const struct step_execution *execution, size_t batch, unsigned worker_id) {
+  if (execution->launch)
+    return kiln_ndrange_run_batch(execution->launch, batch, worker_id) ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
+  return execution->step->run_batch(execution->step->command, batch, worker_id);
+}
+
+/* A multi-batch step shared with the workers; lives on the replaying thread's stack. */
+struct shared_step {
+  struct kiln_job job;
+  const struct step_execution *execution;
+  atomic_int status;
+  atomic_bool done;
+};
+
+static void shared_step_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
+  struct shared_step *shared = (struct shared_step *)job;
+  cl_int status = run_step_batch(shared->execution, batch, worker_id);
+  if (status < 0) {
+    int expected = CL_SUCCESS;
+    atomic_compare_exchange_strong(&shared->status, &expected, status);
+  }
+}
+
+static void shared_step_done(struct kiln_job *job) {
+  atomic_store_explicit(&((struct shared_step *)job)->done, true, memory_order_release);
+}
+
+static cl_int run_shared(const struct step_execution *execution, unsigned worker_id) {
+  struct shared_step shared = {.execution = execution};
+  atomic_init(&shared.status, CL_SUCCESS);
+  atomic_init(&shared.done, false);
+  kiln_job_init(&shared.job, shared_step_run, shared_step_done, execution->step->batch_count);
+  kiln_worker_pool_run(&shared.job, worker_id);
+  /* The batches left were claimed by running threads: they finish within a batch's time. */
+  for (unsigned spins = 0; !atomic_load_explicit(&shared.done, memory_order_acquire); spins++)
+    if (spins > 1000) sched_yield();
+  return atomic_load(&shared.status);
+}
+
+cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsigned worker_id) {
+  for (size_t i = 0; i < count; i++) {
+    const struct kiln_replay_step *step = &steps[i];
+    if (step->run) {
+      cl_int status = step->run(step->command);
+      if (status < 0) return status;
+      continue;
+    }
+    struct step_execution execution = {.step = step};
+    struct kiln_ndrange_launch launch;
+    struct kiln_printf_buffer output;
+    if (step->printf_launch) {
+      launch = *step->printf_launch;
+      kiln_printf_buffer_init(&output, KILN_PRINTF_BUFFER_SIZE, step->batch_count);
+      launch.printf_buffer = &output;
+      execution.launch = &launch;
+    }
+    cl_int status = step->batch_count == 1 ? run_step_batch(&execution, 0, worker_id) : run_shared(&execution, worker_id);
+    if (status < 0) return status;
+  }
+  return CL_SUCCESS;
+}
+
