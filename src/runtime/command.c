@@ -83,6 +83,8 @@ void kiln_command_set_completion(struct kiln_command *command, kiln_command_comp
   KILN_COMMAND_EVENT(command)->on_complete = on_complete;
 }
 
+void kiln_command_retain(struct kiln_command *command) { kiln_object_retain(&KILN_COMMAND_EVENT(command)->obj); }
+
 void kiln_command_discard(struct kiln_command *command) { kiln_object_release(&KILN_COMMAND_EVENT(command)->obj); }
 
 cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, const cl_event *wait_list,

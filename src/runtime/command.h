@@ -64,8 +64,10 @@ void kiln_command_set_completion(struct kiln_command *command, kiln_command_comp
 cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, const cl_event *wait_list,
                            cl_event *event, cl_bool blocking);
 
-/* Frees a created command that will not be submitted (a later validation step failed). */
+/* Frees a created command that will not be submitted (a later validation step failed),
+ * or drops one reference to a recorded command (kiln_command_retain adds one). */
 void kiln_command_discard(struct kiln_command *command);
+void kiln_command_retain(struct kiln_command *command);
 
 /* Where an enqueue's validated command goes. The enqueue entry points submit it to
  * `queue` after a wait list; a recorder (a command buffer) takes it instead, checking its

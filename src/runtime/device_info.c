@@ -69,12 +69,14 @@ static const cl_name_version device_extensions[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_int64_extended_atomics"},
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp64"},
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_extended_versioning"},
-    {CL_MAKE_VERSION(0, 9, 7), "cl_khr_command_buffer"}, /* src/ext/khr_command_buffer/ */
+    {CL_MAKE_VERSION(0, 9, 7), "cl_khr_command_buffer"},    /* src/ext/khr_command_buffer/ */
+    {CL_MAKE_VERSION(1, 0, 0), "cl_qcom_recordable_queues"}, /* src/ext/qcom_recordable/ */
 };
 static const char device_extensions_string[] =
     "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics cl_khr_global_int32_extended_atomics "
     "cl_khr_local_int32_base_atomics cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
-    "cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_extended_versioning cl_khr_command_buffer";
+    "cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_extended_versioning cl_khr_command_buffer "
+    "cl_qcom_recordable_queues";
 
 /* The optional OpenCL C 3.0 features the compiler enables (clang_flags.h). */
 static const cl_name_version opencl_c_features[] = {

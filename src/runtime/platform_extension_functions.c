@@ -3,6 +3,7 @@
  * array of rows ending with a NULL name (`kiln_ext_<x>_functions`); add it to
  * `extension_tables` below when the extension is advertised. */
 #include "ext/khr_command_buffer/khr_command_buffer.h" /* first: it includes <CL/cl_ext.h> itself */
+#include "ext/qcom_recordable/qcom_recordable.h"
 #include "runtime/platform.h"
 
 #include <CL/cl_ext.h>
@@ -17,6 +18,7 @@ static const struct kiln_extension_function platform_functions[] = {
 static const struct kiln_extension_function *const extension_tables[] = {
     platform_functions,
     kiln_ext_khr_command_buffer_functions,
+    kiln_ext_qcom_recordable_functions,
 };
 
 static void *extension_function_find(const char *name) {

@@ -1,6 +1,83 @@
-/* src/ext/qcom_recordable/ — cl_qcom_recordable_queues. Not implemented yet: nothing here is
- * built or advertised until its issue is done. It will talk to the core only through
- * src/runtime/'s internal headers and hooks (see docs/architecture.md). */
+/* src/ext/qcom_recordable/ — cl_qcom_recordable_queues: the recordable queue property,
+ * its enqueue rules and the device query (recordable_queue.c), recording objects
+ * (recording.c) and replay with updates (recording_replay.c).
+ *
+ * While a recording is active on a recordable queue, clEnqueueNDRangeKernel on that queue
+ * (taken through the core's NDRange hook) records a dispatch: a clone of the kernel (so
+ * updates never touch the application's kernel), the geometry, and the NDRange command the
+ * core's own enqueue path builds from them (through a recorder sink, never submitted).
+ * Ending the recording freezes the list into a version: the replay steps of its commands.
+ * An execution runs a version inside one queue command, like a command buffer. An update
+ * rebuilds only the dispatches it names (new clone, new command) into a new version that
+ * shares the others; executions already enqueued keep the version they were given. */
 #ifndef KILN_EXT_QCOM_RECORDABLE_H
 #define KILN_EXT_QCOM_RECORDABLE_H
+
+#include <CL/cl_ext_qcom.h>
+
+#include "runtime/command.h"
+#include "runtime/object.h"
+#include "runtime/platform.h"
+#include "runtime/replay.h"
+
+#include <pthread.h>
+
+/* CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE_QCOM. */
+#define KILN_RECORDING_MAX_DISPATCHES 4096u
+
+struct kiln_recorded_dispatch {
+  cl_kernel kernel; /* the recording's own clone (an API reference the recording holds) */
+  cl_uint work_dim;
+  size_t offset[3], global[3], local[3];
+  bool local_given;
+};
+
+/* What an execution runs; shared by reference count with the executions that use it. */
+struct kiln_recording_version {
+  atomic_uint refs;
+  size_t count;
+  struct kiln_command **commands;   /* one per dispatch, each held (object reference) */
+  struct kiln_replay_step *steps;   /* of the commands that do something */
+  size_t step_count;
+};
+
+struct _cl_recording_qcom {
+  struct kiln_object obj;
+  cl_context context;         /* internal reference */
+  cl_command_queue queue;     /* the recordable queue while recording (an API reference); then NULL */
+  pthread_mutex_t lock;       /* dispatches and version */
+  bool ended;
+  struct kiln_recorded_dispatch *dispatches;
+  struct kiln_command **commands; /* while recording; the version owns them afterwards */
+  size_t count, capacity;
+  struct kiln_recording_version *version; /* set by clEndRecordingQCOM */
+  struct _cl_recording_qcom *active_next; /* the list of active recordings (recording.c) */
+};
+
+static inline bool kiln_recording_is_valid(cl_recording_qcom recording) {
+  return kiln_object_is_valid(recording, KILN_OBJECT_RECORDING);
+}
+
+/* The queue's active recording, locked (NULL when none); kiln_recording_unlock releases it. */
+cl_recording_qcom kiln_recording_active_locked(cl_command_queue queue);
+void kiln_recording_unlock(cl_recording_qcom recording);
+
+/* Appends a dispatch to a locked, active recording (recording.c). */
+cl_int kiln_recording_append(cl_recording_qcom recording, cl_kernel kernel, cl_uint work_dim,
+                             const size_t *global_work_offset, const size_t *global_work_size,
+                             const size_t *local_work_size);
+
+/* Builds the NDRange command of `dispatch` on `queue`'s context (recording.c). */
+cl_int kiln_recording_build_command(cl_command_queue queue, const struct kiln_recorded_dispatch *dispatch,
+                                    struct kiln_command **command);
+
+/* A version of `count` commands (taking over the caller's references to them). */
+struct kiln_recording_version *kiln_recording_version_new(struct kiln_command **commands, size_t count);
+void kiln_recording_version_release(struct kiln_recording_version *version);
+
+/* Device query and extension-function rows (recordable_queue.c). */
+cl_int kiln_ext_qcom_recordable_device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
+                                            void *param_value, size_t *param_value_size_ret);
+extern const struct kiln_extension_function kiln_ext_qcom_recordable_functions[];
+
 #endif

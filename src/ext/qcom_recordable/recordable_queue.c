@@ -1,0 +1,72 @@
+/* recordable_queue.c: CL_QUEUE_RECORDABLE_QCOM (queue property parser), what may be
+ * enqueued to a recordable queue (the core's enqueue hooks), the device query and the
+ * extension's entry-point rows. */
+#include "ext/qcom_recordable/qcom_recordable.h"
+
+#include "runtime/info.h"
+#include "runtime/kernel.h"
+#include "runtime/queue.h"
+
+/* CL_QUEUE_RECORDABLE_QCOM "may not be combined with CL_QUEUE_PROFILING_ENABLE,
+ * CL_QUEUE_ON_DEVICE, or CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE": such a combination is
+ * not a valid property value (CL_INVALID_VALUE). (On-device bits are refused by the core
+ * in any case: Kiln has no device queues.) */
+static cl_int parse_recordable(cl_queue_properties name, cl_queue_properties value, struct kiln_queue_config *cfg) {
+  if (name != CL_QUEUE_PROPERTIES || !(value & CL_QUEUE_RECORDABLE_QCOM)) return KILN_QUEUE_PROPERTY_NOT_MINE;
+  if (value & ~(cl_queue_properties)CL_QUEUE_RECORDABLE_QCOM) return CL_INVALID_VALUE; /* other unknown bits */
+  if (cfg->properties & (CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) return CL_INVALID_VALUE;
+  return CL_SUCCESS;
+}
+
+static bool is_recordable(cl_command_queue queue) {
+  return (queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM) != 0;
+}
+
+/* "Only clEnqueueNDRangeKernel may be recorded. All other API enqueues to a recordable
+ * queue will return CL_INVALID_OPERATION." NDRange commands reach here only from the
+ * recording path below (clEnqueueNDRangeKernel itself is taken by check_ndrange). */
+static cl_int check_command(cl_command_queue queue, cl_command_type type) {
+  if (!is_recordable(queue) || type == CL_COMMAND_NDRANGE_KERNEL) return CL_SUCCESS;
+  return CL_INVALID_OPERATION;
+}
+
+/* clEnqueueNDRangeKernel on a recordable queue records into its active recording. */
+static cl_int record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                             const size_t *global_work_offset, const size_t *global_work_size,
+                             const size_t *local_work_size, cl_uint num_events, const cl_event *wait_list,
+                             cl_event *event) {
+  if (!is_recordable(queue)) return KILN_QUEUE_PROPERTY_NOT_MINE;
+  /* The extension: on a recordable queue the wait list must be empty and event NULL. */
+  if (num_events != 0 || wait_list != NULL) return CL_INVALID_EVENT_WAIT_LIST;
+  if (event != NULL) return CL_INVALID_VALUE;
+  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  /* "Kernel Enqueue Kernel and printf features are not supported with this extension." */
+  if (kernel->desc->uses_printf) return CL_INVALID_OPERATION;
+  cl_recording_qcom recording = kiln_recording_active_locked(queue);
+  if (!recording) return CL_INVALID_OPERATION; /* no active recording */
+  cl_int err = kiln_recording_append(recording, kernel, work_dim, global_work_offset, global_work_size,
+                                     local_work_size);
+  kiln_recording_unlock(recording);
+  return err;
+}
+
+static const struct kiln_queue_enqueue_hooks recordable_hooks = {check_command, record_ndrange};
+
+__attribute__((constructor)) static void register_recordable_queues(void) {
+  kiln_queue_property_parser_register(parse_recordable);
+  kiln_queue_enqueue_hooks_register(&recordable_hooks);
+}
+
+cl_int kiln_ext_qcom_recordable_device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
+                                            void *param_value, size_t *param_value_size_ret) {
+  (void)device;
+  if (param_name != CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE_QCOM) return CL_INVALID_VALUE;
+  KILN_INFO_VALUE(cl_uint, KILN_RECORDING_MAX_DISPATCHES);
+}
+
+#define ROW(name) {#name, (void *)name}
+const struct kiln_extension_function kiln_ext_qcom_recordable_functions[] = {
+    ROW(clNewRecordingQCOM),     ROW(clEndRecordingQCOM),        ROW(clRetainRecordingQCOM),
+    ROW(clReleaseRecordingQCOM), ROW(clEnqueueRecordingQCOM),    ROW(clEnqueueRecordingSVMQCOM),
+    {NULL, NULL},
+};

@@ -1,0 +1,207 @@
+/* recording.c: recording objects — clNewRecordingQCOM, clEndRecordingQCOM, retain and
+ * release — the list of active recordings, dispatch recording and versions. */
+#include "ext/qcom_recordable/qcom_recordable.h"
+
+#include "runtime/context.h"
+#include "runtime/kernel.h"
+#include "runtime/queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Active recordings, one per recordable queue at most. Lock order: this, then a recording's. */
+static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
+static cl_recording_qcom active_head;
+
+cl_recording_qcom kiln_recording_active_locked(cl_command_queue queue) {
+  pthread_mutex_lock(&active_lock);
+  cl_recording_qcom recording = active_head;
+  while (recording && recording->queue != queue) recording = recording->active_next;
+  if (recording) pthread_mutex_lock(&recording->lock);
+  pthread_mutex_unlock(&active_lock);
+  return recording;
+}
+
+void kiln_recording_unlock(cl_recording_qcom recording) { pthread_mutex_unlock(&recording->lock); }
+
+struct kiln_recording_version *kiln_recording_version_new(struct kiln_command **commands, size_t count) {
+  struct kiln_recording_version *version = calloc(1, sizeof *version);
+  struct kiln_replay_step *steps = calloc(count ? count : 1, sizeof *steps);
+  if (!version || !steps) {
+    free(version);
+    free(steps);
+    return NULL;
+  }
+  atomic_init(&version->refs, 1);
+  version->commands = commands;
+  version->count = count;
+  version->steps = steps;
+  for (size_t i = 0; i < count; i++)
+    if (kiln_replay_step_of(commands[i], &steps[version->step_count])) version->step_count++;
+  return version;
+}
+
+void kiln_recording_version_release(struct kiln_recording_version *version) {
+  if (!version || atomic_fetch_sub(&version->refs, 1) != 1) return;
+  for (size_t i = 0; i < version->count; i++) kiln_command_discard(version->commands[i]);
+  free(version->commands);
+  free(version->steps);
+  free(version);
+}
+
+static void recording_destroy(struct kiln_object *object) {
+  cl_recording_qcom recording = (cl_recording_qcom)object;
+  for (size_t i = 0; i < recording->count; i++) clReleaseKernel(recording->dispatches[i].kernel);
+  if (recording->version) {
+    kiln_recording_version_release(recording->version);
+  } else {
+    for (size_t i = 0; i < recording->count; i++) kiln_command_discard(recording->commands[i]);
+    free(recording->commands);
+  }
+  free(recording->dispatches);
+  pthread_mutex_destroy(&recording->lock);
+  kiln_object_release(&recording->context->obj);
+  kiln_object_free(object);
+}
+
+static cl_recording_qcom new_failed(cl_int *errcode_ret, cl_int err) {
+  if (errcode_ret) *errcode_ret = err;
+  return NULL;
+}
+
+CL_API_ENTRY cl_recording_qcom CL_API_CALL clNewRecordingQCOM(cl_command_queue command_queue, cl_int *errcode_ret) {
+  if (!kiln_queue_is_valid(command_queue)) return new_failed(errcode_ret, CL_INVALID_COMMAND_QUEUE);
+  if (!(command_queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM))
+    return new_failed(errcode_ret, CL_INVALID_QUEUE_PROPERTIES);
+  cl_recording_qcom recording = kiln_object_alloc(KILN_OBJECT_RECORDING, sizeof *recording);
+  if (!recording) return new_failed(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+  recording->context = command_queue->context;
+  recording->queue = command_queue;
+  pthread_mutex_init(&recording->lock, NULL);
+
+  pthread_mutex_lock(&active_lock);
+  cl_recording_qcom other = active_head;
+  while (other && other->queue != command_queue) other = other->active_next;
+  if (other) {
+    pthread_mutex_unlock(&active_lock);
+    pthread_mutex_destroy(&recording->lock);
+    kiln_object_free(&recording->obj);
+    return new_failed(errcode_ret, CL_INVALID_OPERATION);
+  }
+  kiln_object_retain(&command_queue->context->obj);
+  /* "The new recording holds a refcount on command_queue": an API reference, visible in
+   * CL_QUEUE_REFERENCE_COUNT, dropped by clEndRecordingQCOM. */
+  kiln_object_api_retain(command_queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
+  kiln_object_init(&recording->obj, KILN_OBJECT_RECORDING, recording_destroy);
+  recording->active_next = active_head;
+  active_head = recording;
+  pthread_mutex_unlock(&active_lock);
+  if (errcode_ret) *errcode_ret = CL_SUCCESS;
+  return recording;
+}
+
+/* A recorder that takes the command the core's NDRange path builds, nothing else. */
+struct command_taker {
+  struct kiln_command_recorder base;
+  struct kiln_command **command;
+};
+
+static cl_int taker_check(const struct kiln_command_recorder *recorder) {
+  (void)recorder;
+  return CL_SUCCESS; /* recordable queues take no wait lists: refused before building */
+}
+
+static cl_int taker_record(const struct kiln_command_recorder *recorder, struct kiln_command *command) {
+  *((const struct command_taker *)recorder)->command = command;
+  return CL_SUCCESS;
+}
+
+cl_int kiln_recording_build_command(cl_command_queue queue, const struct kiln_recorded_dispatch *dispatch,
+                                    struct kiln_command **command) {
+  struct command_taker taker = {{taker_check, taker_record}, command};
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, 0, NULL, NULL);
+  sink.recorder = &taker.base;
+  *command = NULL;
+  return kiln_ndrange_enqueue(&sink, dispatch->kernel, dispatch->work_dim, dispatch->offset, dispatch->global,
+                              dispatch->local_given ? dispatch->local : NULL);
+}
+
+cl_int kiln_recording_append(cl_recording_qcom recording, cl_kernel kernel, cl_uint work_dim,
+                             const size_t *global_work_offset, const size_t *global_work_size,
+                             const size_t *local_work_size) {
+  if (recording->count == KILN_RECORDING_MAX_DISPATCHES) return CL_INVALID_OPERATION; /* the recording is full */
+  if (recording->count == recording->capacity) {
+    size_t capacity = recording->capacity ? 2 * recording->capacity : 16;
+    struct kiln_recorded_dispatch *dispatches = realloc(recording->dispatches, capacity * sizeof *dispatches);
+    if (!dispatches) return CL_OUT_OF_HOST_MEMORY;
+    recording->dispatches = dispatches;
+    struct kiln_command **commands = realloc(recording->commands, capacity * sizeof *commands);
+    if (!commands) return CL_OUT_OF_HOST_MEMORY;
+    recording->commands = commands;
+    recording->capacity = capacity;
+  }
+  cl_int err;
+  struct kiln_recorded_dispatch dispatch = {.work_dim = work_dim, .local_given = local_work_size != NULL};
+  dispatch.kernel = clCloneKernel(kernel, &err);
+  if (!dispatch.kernel) return err;
+  for (cl_uint d = 0; d < work_dim && d < 3; d++) {
+    dispatch.offset[d] = global_work_offset ? global_work_offset[d] : 0;
+    dispatch.global[d] = global_work_size ? global_work_size[d] : 0;
+    dispatch.local[d] = local_work_size ? local_work_size[d] : 0;
+  }
+  /* The core validates the launch exactly as an enqueue and builds its command. */
+  struct kiln_command *command;
+  err = work_dim < 1 || work_dim > 3 ? CL_INVALID_WORK_DIMENSION
+                                      : kiln_recording_build_command(recording->queue, &dispatch, &command);
+  if (err != CL_SUCCESS) {
+    clReleaseKernel(dispatch.kernel);
+    return err;
+  }
+  recording->dispatches[recording->count] = dispatch;
+  recording->commands[recording->count++] = command;
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEndRecordingQCOM(cl_recording_qcom recording) {
+  if (!kiln_recording_is_valid(recording)) return CL_INVALID_VALUE;
+  pthread_mutex_lock(&active_lock);
+  pthread_mutex_lock(&recording->lock);
+  if (recording->ended) {
+    pthread_mutex_unlock(&recording->lock);
+    pthread_mutex_unlock(&active_lock);
+    return CL_INVALID_OPERATION;
+  }
+  struct kiln_recording_version *version = kiln_recording_version_new(recording->commands, recording->count);
+  if (!version) {
+    pthread_mutex_unlock(&recording->lock);
+    pthread_mutex_unlock(&active_lock);
+    return CL_OUT_OF_HOST_MEMORY;
+  }
+  recording->commands = NULL;
+  recording->version = version;
+  recording->ended = true;
+  cl_recording_qcom *link = &active_head;
+  while (*link != recording) link = &(*link)->active_next;
+  *link = recording->active_next;
+  cl_command_queue queue = recording->queue;
+  recording->queue = NULL;
+  pthread_mutex_unlock(&recording->lock);
+  pthread_mutex_unlock(&active_lock);
+  /* Outside the locks: the last reference may destroy the queue. The recording's commands
+   * keep internal references to it. */
+  kiln_object_api_release(queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
+  return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainRecordingQCOM(cl_recording_qcom recording) {
+  return kiln_object_api_retain(recording, KILN_OBJECT_RECORDING, CL_INVALID_OPERATION);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseRecordingQCOM(cl_recording_qcom recording) {
+  if (!kiln_recording_is_valid(recording)) return CL_INVALID_OPERATION;
+  pthread_mutex_lock(&recording->lock);
+  bool active = !recording->ended;
+  pthread_mutex_unlock(&recording->lock);
+  if (active) return CL_INVALID_OPERATION; /* an active recording cannot be released */
+  return kiln_object_api_release(recording, KILN_OBJECT_RECORDING, CL_INVALID_OPERATION);
+}

@@ -1,0 +1,230 @@
+/* recording_replay.c: clEnqueueRecordingQCOM and clEnqueueRecordingSVMQCOM. Updates are
+ * checked and built completely before any is applied, so a failing call changes nothing:
+ * each dispatch an update names gets a new kernel clone (argument, SVM-argument and
+ * exec-info updates go through clSetKernelArg, clSetKernelArgSVMPointer and
+ * clSetKernelExecInfo on it, with their own errors), new geometry, and a new command from
+ * the core's NDRange path (which validates the sizes); the recording then switches to a
+ * version sharing every other dispatch's command. The execution itself is one queue
+ * command running the version's steps (runtime/replay.h); it holds the version. */
+#include "ext/qcom_recordable/qcom_recordable.h"
+
+#include "runtime/kernel.h"
+#include "runtime/queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct updates {
+  size_t num_args;
+  const cl_array_arg_qcom *args;
+  size_t num_svm_args;
+  const cl_array_arg_qcom *svm_args;
+  size_t num_offsets;
+  const cl_offset_qcom *offsets;
+  size_t num_global;
+  const cl_workgroup_qcom *global;
+  size_t num_local;
+  const cl_workgroup_qcom *local;
+  size_t num_exec_info;
+  const cl_array_kernel_exec_info_qcom *exec_info;
+};
+
+static bool has_updates(const struct updates *u) {
+  return u->num_args || u->num_svm_args || u->num_offsets || u->num_global || u->num_local || u->num_exec_info;
+}
+
+static bool lists_ok(const struct updates *u) {
+  return (!u->num_args || u->args) && (!u->num_svm_args || u->svm_args) && (!u->num_offsets || u->offsets) &&
+         (!u->num_global || u->global) && (!u->num_local || u->local) && (!u->num_exec_info || u->exec_info);
+}
+
+/* Every update names a dispatch of the recording ("CL_INVALID_KERNEL_ARGS if a dispatch
+ * index is out of bounds"). */
+static bool indices_ok(const struct updates *u, size_t count) {
+  for (size_t i = 0; i < u->num_args; i++)
+    if (u->args[i].dispatch_index >= count) return false;
+  for (size_t i = 0; i < u->num_svm_args; i++)
+    if (u->svm_args[i].dispatch_index >= count) return false;
+  for (size_t i = 0; i < u->num_offsets; i++)
+    if (u->offsets[i].dispatch_index >= count) return false;
+  for (size_t i = 0; i < u->num_global; i++)
+    if (u->global[i].dispatch_index >= count) return false;
+  for (size_t i = 0; i < u->num_local; i++)
+    if (u->local[i].dispatch_index >= count) return false;
+  for (size_t i = 0; i < u->num_exec_info; i++)
+    if (u->exec_info[i].dispatch_index >= count) return false;
+  return true;
+}
+
+/* Applies to `next` (a copy of dispatch `index` with its own kernel clone) the updates
+ * naming it, in the order given. */
+static cl_int update_dispatch(struct kiln_recorded_dispatch *next, cl_uint index, const struct updates *u) {
+  cl_int err;
+  for (size_t i = 0; i < u->num_args; i++)
+    if (u->args[i].dispatch_index == index &&
+        (err = clSetKernelArg(next->kernel, u->args[i].arg_index, u->args[i].arg_size, u->args[i].arg_value)))
+      return err;
+  for (size_t i = 0; i < u->num_svm_args; i++)
+    if (u->svm_args[i].dispatch_index == index &&
+        (err = clSetKernelArgSVMPointer(next->kernel, u->svm_args[i].arg_index, u->svm_args[i].arg_value)))
+      return err;
+  for (size_t i = 0; i < u->num_exec_info; i++)
+    if (u->exec_info[i].dispatch_index == index &&
+        (err = clSetKernelExecInfo(next->kernel, u->exec_info[i].param_name, u->exec_info[i].param_value_size,
+                                   u->exec_info[i].param_value)))
+      return err;
+  cl_uint dims = next->work_dim;
+  for (size_t i = 0; i < u->num_offsets; i++)
+    if (u->offsets[i].dispatch_index == index) memcpy(next->offset, u->offsets[i].offsets, dims * sizeof(size_t));
+  for (size_t i = 0; i < u->num_global; i++) {
+    if (u->global[i].dispatch_index != index) continue;
+    if (!u->global[i].workgroup_size) return CL_INVALID_GLOBAL_WORK_SIZE;
+    memcpy(next->global, u->global[i].workgroup_size, dims * sizeof(size_t));
+  }
+  for (size_t i = 0; i < u->num_local; i++) {
+    if (u->local[i].dispatch_index != index) continue;
+    next->local_given = u->local[i].workgroup_size != NULL; /* NULL: Kiln picks, as in clEnqueueNDRangeKernel */
+    if (next->local_given) memcpy(next->local, u->local[i].workgroup_size, dims * sizeof(size_t));
+  }
+  return CL_SUCCESS;
+}
+
+static bool names(const struct updates *u, cl_uint index) {
+  for (size_t i = 0; i < u->num_args; i++)
+    if (u->args[i].dispatch_index == index) return true;
+  for (size_t i = 0; i < u->num_svm_args; i++)
+    if (u->svm_args[i].dispatch_index == index) return true;
+  for (size_t i = 0; i < u->num_offsets; i++)
+    if (u->offsets[i].dispatch_index == index) return true;
+  for (size_t i = 0; i < u->num_global; i++)
+    if (u->global[i].dispatch_index == index) return true;
+  for (size_t i = 0; i < u->num_local; i++)
+    if (u->local[i].dispatch_index == index) return true;
+  for (size_t i = 0; i < u->num_exec_info; i++)
+    if (u->exec_info[i].dispatch_index == index) return true;
+  return false;
+}
+
+/* Builds the updated dispatches and the version that uses them, then switches the
+ * (locked) recording to them; on any error nothing changes. */
+static cl_int apply_updates(cl_recording_qcom recording, cl_command_queue queue, const struct updates *u) {
+  if (!indices_ok(u, recording->count)) return CL_INVALID_KERNEL_ARGS;
+  size_t count = recording->count;
+  struct kiln_recorded_dispatch *next = calloc(count, sizeof *next);
+  struct kiln_command **commands = calloc(count, sizeof *commands);
+  bool *updated = calloc(count, sizeof *updated);
+  cl_int err = next && commands && updated ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+  for (size_t d = 0; d < count && err == CL_SUCCESS; d++) {
+    if (!names(u, (cl_uint)d)) continue;
+    next[d] = recording->dispatches[d];
+    next[d].kernel = clCloneKernel(recording->dispatches[d].kernel, &err);
+    if (!next[d].kernel) break;
+    updated[d] = true;
+    if ((err = update_dispatch(&next[d], (cl_uint)d, u)) == CL_SUCCESS)
+      err = kiln_recording_build_command(queue, &next[d], &commands[d]);
+  }
+  struct kiln_recording_version *version = NULL;
+  if (err == CL_SUCCESS) {
+    for (size_t d = 0; d < count; d++)
+      if (!updated[d]) {
+        commands[d] = recording->version->commands[d];
+        kiln_command_retain(commands[d]);
+      }
+    version = kiln_recording_version_new(commands, count);
+    if (!version) {
+      err = CL_OUT_OF_HOST_MEMORY;
+      for (size_t d = 0; d < count; d++)
+        if (!updated[d]) kiln_command_discard(commands[d]);
+    }
+  }
+  if (err != CL_SUCCESS) {
+    for (size_t d = 0; d < count && updated; d++) {
+      if (!updated[d]) continue;
+      if (next[d].kernel) clReleaseKernel(next[d].kernel);
+      if (commands[d]) kiln_command_discard(commands[d]);
+    }
+    free(commands);
+  } else {
+    for (size_t d = 0; d < count; d++) {
+      if (!updated[d]) continue;
+      clReleaseKernel(recording->dispatches[d].kernel);
+      recording->dispatches[d] = next[d];
+    }
+    kiln_recording_version_release(recording->version);
+    recording->version = version;
+  }
+  free(next);
+  free(updated);
+  return err;
+}
+
+static cl_int run_version(struct kiln_command *command, size_t batch, unsigned worker_id) {
+  (void)batch;
+  const struct kiln_recording_version *version = *(struct kiln_recording_version **)kiln_command_payload(command);
+  return kiln_replay_run(version->steps, version->step_count, worker_id);
+}
+
+static void execution_complete(struct kiln_command *command, cl_int status) {
+  (void)status;
+  kiln_recording_version_release(*(struct kiln_recording_version **)kiln_command_payload(command));
+}
+
+static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom recording, const struct updates *u,
+                                cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_recording_is_valid(recording)) return CL_INVALID_VALUE;
+  /* "It must not be a recordable queue": nothing but NDRanges may be enqueued to one. */
+  if (queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM) return CL_INVALID_OPERATION;
+  if (kiln_queue_is_out_of_order(queue)) return CL_INVALID_QUEUE_PROPERTIES; /* must be in order */
+  if (queue->context != recording->context) return CL_INVALID_CONTEXT;
+  if (!lists_ok(u)) return CL_INVALID_VALUE;
+  cl_int err = kiln_command_check_wait_list(queue, num_events, wait_list);
+  if (err != CL_SUCCESS) return err;
+
+  pthread_mutex_lock(&recording->lock);
+  if (!recording->ended || recording->count == 0) err = CL_INVALID_OPERATION; /* open, or empty */
+  else if (has_updates(u)) err = apply_updates(recording, queue, u);
+  struct kiln_recording_version *version = recording->version;
+  if (err == CL_SUCCESS) atomic_fetch_add(&version->refs, 1); /* the execution's */
+  pthread_mutex_unlock(&recording->lock);
+  if (err != CL_SUCCESS) return err;
+
+  struct kiln_command *command = kiln_command_create(queue, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);
+  if (!command) {
+    kiln_recording_version_release(version);
+    return err;
+  }
+  *(struct kiln_recording_version **)kiln_command_payload(command) = version;
+  kiln_command_set_batches(command, 1, run_version);
+  kiln_command_set_completion(command, execution_complete);
+  return kiln_command_submit(command, num_events, wait_list, event, CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueRecordingQCOM(
+    cl_command_queue command_queue, cl_recording_qcom recording, size_t num_args, const cl_array_arg_qcom *arg_array,
+    size_t num_global_offsets, const cl_offset_qcom *global_offset_array, size_t num_global_workgroups,
+    const cl_workgroup_qcom *global_workgroup_array, size_t num_local_workgroups,
+    const cl_workgroup_qcom *local_workgroups_array, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+    cl_event *event) {
+  struct updates u = {.num_args = num_args, .args = arg_array, .num_offsets = num_global_offsets,
+                      .offsets = global_offset_array, .num_global = num_global_workgroups,
+                      .global = global_workgroup_array, .num_local = num_local_workgroups,
+                      .local = local_workgroups_array};
+  return enqueue_recording(command_queue, recording, &u, num_events_in_wait_list, event_wait_list, event);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueRecordingSVMQCOM(
+    cl_command_queue command_queue, cl_recording_qcom recording, size_t num_args, const cl_array_arg_qcom *arg_array,
+    size_t num_svm_args, const cl_array_arg_qcom *arg_svm_array, size_t num_global_offsets,
+    const cl_offset_qcom *global_offset_array, size_t num_global_workgroups,
+    const cl_workgroup_qcom *global_workgroup_array, size_t num_local_workgroups,
+    const cl_workgroup_qcom *local_workgroups_array, size_t num_non_arg_objs,
+    const cl_array_kernel_exec_info_qcom *non_arg_obj_array, cl_uint num_events_in_wait_list,
+    const cl_event *event_wait_list, cl_event *event) {
+  struct updates u = {.num_args = num_args, .args = arg_array, .num_svm_args = num_svm_args,
+                      .svm_args = arg_svm_array, .num_offsets = num_global_offsets, .offsets = global_offset_array,
+                      .num_global = num_global_workgroups, .global = global_workgroup_array,
+                      .num_local = num_local_workgroups, .local = local_workgroups_array,
+                      .num_exec_info = num_non_arg_objs, .exec_info = non_arg_obj_array};
+  return enqueue_recording(command_queue, recording, &u, num_events_in_wait_list, event_wait_list, event);
+}
