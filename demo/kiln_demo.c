@@ -1,10 +1,12 @@
 /* kiln_demo: an ordinary OpenCL program (linked against the system ICD loader) that
  * finds the Kiln platform, prints what it reports, moves data through buffers with events
- * across two queues, runs a kernel with barriers, and records a copy / kernel / copy
+ * across two queues, runs a kernel with barriers, records a copy / kernel / copy
  * pipeline into a command buffer (cl_khr_command_buffer) that it replays frame after
- * frame, checking every value it gets back. */
+ * frame, and records two kernels on a recordable queue (cl_qcom_recordable_queues) that it
+ * replays with an argument and a size changed, checking every value it gets back. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/kiln_command_buffer.h> /* first: 0.9.7 declarations over older system headers */
+#include <CL/cl_ext_qcom.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +104,80 @@ static size_t command_buffer_frames(cl_platform_id platform, cl_device_id device
   CHECK(clReleaseMemObject(work));
   CHECK(clReleaseMemObject(out));
   CHECK(clReleaseKernel(kernel));
+  CHECK(clReleaseProgram(program));
+  return wrong;
+}
+
+/* cl_qcom_recordable_queues: "scale then offset" recorded once on a recordable queue,
+ * replayed as is, then with the first dispatch reading another buffer over fewer items.
+ * Returns wrong values. */
+static size_t recording_replays(cl_platform_id platform, cl_device_id device, cl_context context,
+                                cl_command_queue queue) {
+  clNewRecordingQCOM_fn new_recording = (clNewRecordingQCOM_fn)GET_FUNCTION(platform, clNewRecordingQCOM);
+  clEndRecordingQCOM_fn end_recording = (clEndRecordingQCOM_fn)GET_FUNCTION(platform, clEndRecordingQCOM);
+  clEnqueueRecordingQCOM_fn enqueue = (clEnqueueRecordingQCOM_fn)GET_FUNCTION(platform, clEnqueueRecordingQCOM);
+  clReleaseRecordingQCOM_fn release = (clReleaseRecordingQCOM_fn)GET_FUNCTION(platform, clReleaseRecordingQCOM);
+  if (!new_recording || !end_recording || !enqueue || !release) {
+    fprintf(stderr, "kiln_demo: cl_qcom_recordable_queues missing\n");
+    return 1;
+  }
+  static const char *source =
+      "kernel void scale(global const int *in, global int *out, int k) { size_t i = get_global_id(0); out[i] = in[i] * k; }\n"
+      "kernel void offset(global int *v, int d) { v[get_global_id(0)] += d; }\n";
+  cl_int err;
+  cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+  CHECK(err);
+  CHECK(clBuildProgram(program, 1, &device, NULL, NULL, NULL));
+  cl_kernel scale = clCreateKernel(program, "scale", &err);
+  CHECK(err);
+  cl_kernel offset = clCreateKernel(program, "offset", &err);
+  CHECK(err);
+  enum { ITEMS = 4096, FEWER = 1024 };
+  cl_int in1[ITEMS], in2[ITEMS], out[ITEMS];
+  for (int i = 0; i < ITEMS; i++) in1[i] = i, in2[i] = 7 * i;
+  cl_mem a = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof in1, in1, &err);
+  CHECK(err);
+  cl_mem b = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof in2, in2, &err);
+  CHECK(err);
+  cl_mem result = clCreateBuffer(context, CL_MEM_READ_WRITE, sizeof out, NULL, &err);
+  CHECK(err);
+  cl_int k = 3, d = 5;
+  CHECK(clSetKernelArg(scale, 0, sizeof a, &a));
+  CHECK(clSetKernelArg(scale, 1, sizeof result, &result));
+  CHECK(clSetKernelArg(scale, 2, sizeof k, &k));
+  CHECK(clSetKernelArg(offset, 0, sizeof result, &result));
+  CHECK(clSetKernelArg(offset, 1, sizeof d, &d));
+
+  cl_queue_properties recordable_properties[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_RECORDABLE_QCOM, 0};
+  cl_command_queue recordable = clCreateCommandQueueWithProperties(context, device, recordable_properties, &err);
+  CHECK(err);
+  cl_recording_qcom recording = new_recording(recordable, &err);
+  CHECK(err);
+  size_t items = ITEMS;
+  CHECK(clEnqueueNDRangeKernel(recordable, scale, 1, NULL, &items, NULL, 0, NULL, NULL));
+  CHECK(clEnqueueNDRangeKernel(recordable, offset, 1, NULL, &items, NULL, 0, NULL, NULL));
+  CHECK(end_recording(recording));
+
+  size_t wrong = 0;
+  CHECK(enqueue(queue, recording, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL));
+  CHECK(clEnqueueReadBuffer(queue, result, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+  for (int i = 0; i < ITEMS; i++) wrong += out[i] != in1[i] * 3 + 5;
+  /* Dispatch 0 now reads b over the first FEWER items; dispatch 1 is unchanged. */
+  cl_array_arg_qcom new_input = {0, 0, sizeof b, &b};
+  size_t fewer = FEWER;
+  cl_workgroup_qcom new_size = {0, &fewer};
+  CHECK(enqueue(queue, recording, 1, &new_input, 0, NULL, 1, &new_size, 0, NULL, 0, NULL, NULL));
+  CHECK(clEnqueueReadBuffer(queue, result, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+  for (int i = 0; i < ITEMS; i++) wrong += out[i] != (i < FEWER ? in2[i] * 3 + 5 : in1[i] * 3 + 10);
+  printf("recording: 2 kernels recorded on a recordable queue, replayed, then replayed with a new input and size;"
+         " %zu wrong values\n", wrong);
+  CHECK(release(recording));
+  CHECK(clReleaseCommandQueue(recordable));
+  CHECK(clReleaseMemObject(a));
+  CHECK(clReleaseMemObject(b));
+  CHECK(clReleaseMemObject(result));
+  CHECK(clReleaseKernel(scale));
+  CHECK(clReleaseKernel(offset));
   CHECK(clReleaseProgram(program));
   return wrong;
 }
@@ -205,6 +281,7 @@ int main(void) {
   CHECK(clReleaseProgram(program));
 
   wrong += command_buffer_frames(platform, device, context, work);
+  wrong += recording_replays(platform, device, context, work);
 
   CHECK(clReleaseEvent(uploaded));
   CHECK(clReleaseEvent(copied));

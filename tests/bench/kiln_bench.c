@@ -3,7 +3,7 @@
  * Every kernel result is checked against a host reference; a wrong result fails the run.
  *
  *   kiln_bench [--platform NAME] [--quick] [--only LIST]
- *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,build
+ *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,recording,build
  *
  * Performance is measured here, never asserted in tests. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -247,6 +247,94 @@ static void bench_command_buffer_replay(struct bench_env *env) {
   report(env->platform_name, "  replay gain over enqueueing", plain / replayed, "x");
   CHECK(release(command_buffer));
   clReleaseMemObject(counter);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+}
+
+/* ---- cl_qcom_recordable_queues: 100 recorded tiny kernels replayed, against enqueueing ----
+ * Declared locally (the bench includes only the core headers); values from the spec. */
+#define BENCH_QUEUE_RECORDABLE_QCOM ((cl_command_queue_properties)1 << 30)
+typedef struct {
+  cl_uint dispatch_index, arg_index;
+  size_t arg_size;
+  const void *arg_value;
+} bench_array_arg;
+typedef void *(CL_API_CALL *new_recording_fn)(cl_command_queue, cl_int *);
+typedef cl_int(CL_API_CALL *recording_fn)(void *);
+typedef cl_int(CL_API_CALL *enqueue_recording_fn)(cl_command_queue, void *, size_t, const bench_array_arg *, size_t,
+                                                  const void *, size_t, const void *, size_t, const void *, cl_uint,
+                                                  const cl_event *, cl_event *);
+
+static void bench_recording_replay(struct bench_env *env) {
+  enum { DISPATCHES = 100 };
+  new_recording_fn new_recording =
+      (new_recording_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clNewRecordingQCOM");
+  recording_fn end_recording = (recording_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clEndRecordingQCOM");
+  recording_fn release_recording =
+      (recording_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clReleaseRecordingQCOM");
+  enqueue_recording_fn enqueue =
+      (enqueue_recording_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clEnqueueRecordingQCOM");
+  cl_int err;
+  cl_queue_properties properties[] = {CL_QUEUE_PROPERTIES, BENCH_QUEUE_RECORDABLE_QCOM, 0};
+  cl_command_queue recordable =
+      new_recording ? clCreateCommandQueueWithProperties(env->context, env->device, properties, &err) : NULL;
+  if (!new_recording || !end_recording || !release_recording || !enqueue || !recordable) {
+    printf("%-10s %-44s %12s\n", env->platform_name, "recording replay (cl_qcom_recordable_queues)", "n/a");
+    return;
+  }
+  cl_program program = build(env, bump_source, NULL);
+  cl_kernel kernel = kernel_of(program, "bump");
+  cl_int zero = 0, value = 0;
+  cl_mem counter = buffer(env, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero);
+  cl_mem other = buffer(env, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero);
+  CHECK(clSetKernelArg(kernel, 0, sizeof counter, &counter));
+  size_t one = 1;
+  int reps = env->quick ? 100 : 2000;
+  void *recording = new_recording(recordable, &err);
+  CHECK(err);
+  for (int i = 0; i < DISPATCHES; i++) CHECK(clEnqueueNDRangeKernel(recordable, kernel, 1, NULL, &one, &one, 0, NULL, NULL));
+  CHECK(end_recording(recording));
+
+  for (int i = 0; i < DISPATCHES; i++) CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &one, &one, 0, NULL, NULL));
+  CHECK(clFinish(env->queue));
+  double t0 = now_us();
+  for (int r = 0; r < reps; r++) {
+    for (int i = 0; i < DISPATCHES; i++)
+      CHECK(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &one, &one, 0, NULL, NULL));
+    CHECK(clFinish(env->queue));
+  }
+  double plain = (now_us() - t0) / ((double)reps * DISPATCHES);
+
+  CHECK(enqueue(env->queue, recording, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL));
+  CHECK(clFinish(env->queue));
+  t0 = now_us();
+  for (int r = 0; r < reps; r++) {
+    CHECK(enqueue(env->queue, recording, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL));
+    CHECK(clFinish(env->queue));
+  }
+  double replayed = (now_us() - t0) / ((double)reps * DISPATCHES);
+
+  /* With an update each time: dispatch 0 alternates between the two counters. */
+  t0 = now_us();
+  for (int r = 0; r < reps; r++) {
+    bench_array_arg update = {0, 0, sizeof(cl_mem), r % 2 ? (const void *)&counter : (const void *)&other};
+    CHECK(enqueue(env->queue, recording, 1, &update, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL));
+    CHECK(clFinish(env->queue));
+  }
+  double updated = (now_us() - t0) / ((double)reps * DISPATCHES);
+
+  CHECK(clEnqueueReadBuffer(env->queue, counter, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL));
+  cl_int moved = 0;
+  CHECK(clEnqueueReadBuffer(env->queue, other, CL_TRUE, 0, sizeof moved, &moved, 0, NULL, NULL));
+  if (value + moved != DISPATCHES * (3 * reps + 2) || moved != (reps + 1) / 2) fail("recording replay");
+  report(env->platform_name, "kernel enqueued one by one (100 per finish)", plain, "us/kernel");
+  report(env->platform_name, "recording replay (100 dispatches)", replayed, "us/dispatch");
+  report(env->platform_name, "  replay gain over enqueueing", plain / replayed, "x");
+  report(env->platform_name, "recording replay, 1 argument update each", updated, "us/dispatch");
+  CHECK(release_recording(recording));
+  clReleaseCommandQueue(recordable);
+  clReleaseMemObject(counter);
+  clReleaseMemObject(other);
   clReleaseKernel(kernel);
   clReleaseProgram(program);
 }
@@ -655,6 +743,7 @@ int main(int argc, char **argv) {
   if (selected(only, "sinexp")) bench_sinexp(&env);
   if (selected(only, "localsize")) bench_local_size(&env);
   if (selected(only, "cmdbuf")) bench_command_buffer_replay(&env);
+  if (selected(only, "recording")) bench_recording_replay(&env);
   clReleaseCommandQueue(env.queue);
   clReleaseContext(env.context);
   return 0;
