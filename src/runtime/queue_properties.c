@@ -40,20 +40,20 @@ static cl_int parse_bitfield(cl_command_queue_properties bits, bool allow_device
                              struct kiln_queue_config *cfg) {
   cl_command_queue_properties known = core_bits | (allow_device_bits ? device_queue_bits : 0);
   cl_command_queue_properties unknown = bits & ~known;
-  cfg->properties = bits & core_bits; /* for extensions whose bits exclude core ones */
-  if (unknown) {
-    cl_int err = ask_extensions(CL_QUEUE_PROPERTIES, unknown, cfg);
-    if (err != CL_SUCCESS) return err;
-    cfg->ext_property_bits |= unknown;
-  }
-  if (bits & device_queue_bits) {
+  /* Device-queue bits first, so that their errors do not depend on extension bits. */
+  if (bits & known & device_queue_bits) {
     /* ON_DEVICE_DEFAULT needs ON_DEVICE, ON_DEVICE needs out-of-order: otherwise not valid.
      * Valid device-queue requests are unsupported: Kiln has no on-device queues. */
     if ((bits & CL_QUEUE_ON_DEVICE_DEFAULT) && !(bits & CL_QUEUE_ON_DEVICE)) return CL_INVALID_VALUE;
     if (!(bits & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) return CL_INVALID_VALUE;
     return CL_INVALID_QUEUE_PROPERTIES;
   }
-  cfg->properties = bits & core_bits;
+  cfg->properties = bits & core_bits; /* extension parsers may refuse combinations with these */
+  if (unknown) {
+    cl_int err = ask_extensions(CL_QUEUE_PROPERTIES, unknown, cfg);
+    if (err != CL_SUCCESS) return err;
+    cfg->ext_property_bits |= unknown;
+  }
   return CL_SUCCESS;
 }
 

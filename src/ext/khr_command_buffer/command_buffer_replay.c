@@ -40,13 +40,10 @@ static cl_int execution_queue(cl_command_buffer_khr command_buffer, cl_uint num_
   if (num_queues > 1) return CL_INVALID_VALUE; /* created with one queue */
   /* The creation queue is held by the command buffer: usable even once the application
    * released its handle. A substitute must be a live handle. */
-  if (!queues) {
-    *queue = command_buffer->queue;
-    return CL_SUCCESS;
-  }
-  *queue = queues[0];
-  if (!kiln_queue_is_valid(*queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl_command_queue_properties properties = (*queue)->config.properties;
+  *queue = queues ? queues[0] : command_buffer->queue;
+  if (queues && !kiln_queue_is_valid(*queue)) return CL_INVALID_COMMAND_QUEUE;
+  /* Extension bits count too: a recordable queue (cl_qcom_recordable_queues) is not supported. */
+  cl_command_queue_properties properties = (*queue)->config.properties | (*queue)->config.ext_property_bits;
   if ((properties & ~KILN_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES) ||
       (properties & KILN_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES) != KILN_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES)
     return CL_INCOMPATIBLE_COMMAND_QUEUE_KHR;

@@ -1,0 +1,238 @@
+/* qcom_recordable_test.h: what the cl_qcom_recordable_queues suites share. The ICD loader
+ * does not export the extension's entry points, so every suite calls them through `qrq`,
+ * filled from clGetExtensionFunctionAddressForPlatform by qrq_setup; plus helpers for
+ * queues, recordings, buffers, programs and user events that fail the test on any error.
+ *
+ * Calls on the recording functions go straight to Kiln (the loader only hands out their
+ * addresses), so NULL, foreign and released recording handles can be passed to them. */
+#ifndef QCOM_RECORDABLE_TEST_H
+#define QCOM_RECORDABLE_TEST_H
+
+#include <CL/cl_ext_qcom.h>
+
+#include "kiln_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QRQ_FUNCTIONS(X)                                                                                               \
+  X(clNewRecordingQCOM)                                                                                                \
+  X(clEndRecordingQCOM)                                                                                                \
+  X(clRetainRecordingQCOM)                                                                                             \
+  X(clReleaseRecordingQCOM)                                                                                            \
+  X(clEnqueueRecordingQCOM)                                                                                            \
+  X(clEnqueueRecordingSVMQCOM)
+
+/* The entry points, typed with the header's *_fn pointer types. */
+struct qrq_api {
+#define QRQ_MEMBER(name) name##_fn name;
+  QRQ_FUNCTIONS(QRQ_MEMBER)
+#undef QRQ_MEMBER
+};
+static struct qrq_api qrq;
+
+/* The header's pointer types are those of its prototypes. */
+#define QRQ_SAME_TYPE(name)                                                                                            \
+  _Static_assert(__builtin_types_compatible_p(name##_fn, __typeof__(&name)), #name "_fn matches " #name);
+QRQ_FUNCTIONS(QRQ_SAME_TYPE)
+#undef QRQ_SAME_TYPE
+
+static inline void qrq_load(cl_platform_id platform) {
+#define QRQ_LOAD(name)                                                                                                 \
+  qrq.name = (name##_fn)clGetExtensionFunctionAddressForPlatform(platform, #name);                                     \
+  if (!qrq.name) fail_msg("clGetExtensionFunctionAddressForPlatform(\"%s\") returned NULL", #name);
+  QRQ_FUNCTIONS(QRQ_LOAD)
+#undef QRQ_LOAD
+}
+
+/* Group fixture: kiln_test_env (context and in-order live queue) plus the entry points. */
+static inline int qrq_setup(void **state) {
+  kiln_test_env_setup(state);
+  qrq_load(((struct kiln_test_env *)*state)->platform);
+  return 0;
+}
+
+/* ---- queues and recordings ---- */
+
+static inline cl_command_queue qrq_queue(cl_context context, cl_device_id device, cl_command_queue_properties props) {
+  cl_queue_properties properties[] = {CL_QUEUE_PROPERTIES, props, 0};
+  cl_int err = CL_INVALID_VALUE;
+  cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, props ? properties : NULL, &err);
+  assert_cl_success(err);
+  assert_non_null(queue);
+  return queue;
+}
+
+static inline cl_command_queue qrq_recordable_queue(struct kiln_test_env *env) {
+  return qrq_queue(env->context, env->device, CL_QUEUE_RECORDABLE_QCOM);
+}
+
+static inline cl_recording_qcom qrq_new(cl_command_queue recordable) {
+  cl_int err = CL_INVALID_VALUE;
+  cl_recording_qcom recording = qrq.clNewRecordingQCOM(recordable, &err);
+  assert_cl_success(err);
+  assert_non_null(recording);
+  return recording;
+}
+
+static inline cl_uint qrq_queue_refcount(cl_command_queue queue) {
+  cl_uint refs = 0;
+  assert_cl_success(clGetCommandQueueInfo(queue, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL));
+  return refs;
+}
+
+/* A replay without updates, waited for. */
+static inline void qrq_replay(cl_command_queue queue, cl_recording_qcom recording) {
+  cl_event done = NULL;
+  assert_cl_success(qrq.clEnqueueRecordingQCOM(queue, recording, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, &done));
+  assert_non_null(done);
+  assert_cl_success(clWaitForEvents(1, &done));
+  assert_cl_success(clReleaseEvent(done));
+}
+
+/* A replay with argument updates only (clEnqueueRecordingQCOM's result). */
+static inline cl_int qrq_replay_args(cl_command_queue queue, cl_recording_qcom recording, size_t count,
+                                     const cl_array_arg_qcom *args) {
+  return qrq.clEnqueueRecordingQCOM(queue, recording, count, args, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
+}
+
+static inline cl_array_arg_qcom qrq_arg(cl_uint dispatch, cl_uint index, size_t size, const void *value) {
+  cl_array_arg_qcom a = {dispatch, index, size, value};
+  return a;
+}
+
+/* ---- programs, kernels, buffers ---- */
+
+static inline cl_program qrq_program(cl_context context, cl_device_id device, const char *source, const char *options) {
+  cl_int err = CL_INVALID_VALUE;
+  cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+  assert_cl_success(err);
+  err = clBuildProgram(program, 1, &device, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    char log[4096] = {0};
+    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+    fail_msg("clBuildProgram: %d\n%s", err, log);
+  }
+  return program;
+}
+
+static inline cl_kernel qrq_kernel(cl_program program, const char *name) {
+  cl_int err = CL_INVALID_VALUE;
+  cl_kernel kernel = clCreateKernel(program, name, &err);
+  assert_cl_success(err);
+  return kernel;
+}
+
+static inline void qrq_arg_mem(cl_kernel kernel, cl_uint index, cl_mem mem) {
+  assert_cl_success(clSetKernelArg(kernel, index, sizeof mem, &mem));
+}
+
+static inline void qrq_arg_int(cl_kernel kernel, cl_uint index, cl_int value) {
+  assert_cl_success(clSetKernelArg(kernel, index, sizeof value, &value));
+}
+
+static inline cl_mem qrq_buffer(cl_context context, size_t size) {
+  cl_int err = CL_INVALID_VALUE;
+  cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, size, NULL, &err);
+  assert_cl_success(err);
+  return buffer;
+}
+
+static inline void qrq_read(cl_command_queue queue, cl_mem buffer, size_t size, void *out) {
+  assert_cl_success(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, size, out, 0, NULL, NULL));
+}
+
+static inline void qrq_write(cl_command_queue queue, cl_mem buffer, size_t size, const void *data) {
+  assert_cl_success(clEnqueueWriteBuffer(queue, buffer, CL_TRUE, 0, size, data, 0, NULL, NULL));
+}
+
+/* Sets `count` ints of `buffer` to `value` (blocking). */
+static inline void qrq_fill(cl_command_queue queue, cl_mem buffer, size_t count, cl_int value) {
+  assert_cl_success(clEnqueueFillBuffer(queue, buffer, &value, sizeof value, 0, count * sizeof value, 0, NULL, NULL));
+  assert_cl_success(clFinish(queue));
+}
+
+/* A buffer of `count` ints, all `value`. */
+static inline cl_mem qrq_buffer_filled(cl_command_queue queue, cl_context context, size_t count, cl_int value) {
+  cl_mem buffer = qrq_buffer(context, count * sizeof(cl_int));
+  qrq_fill(queue, buffer, count, value);
+  return buffer;
+}
+
+/* Fails with the first index where `got` differs from `want`. */
+static inline void qrq_expect_ints(const cl_int *want, const cl_int *got, size_t count, const char *what) {
+  for (size_t i = 0; i < count; i++)
+    if (want[i] != got[i]) fail_msg("%s: element %zu is %d, expected %d", what, i, got[i], want[i]);
+}
+
+/* Reads `count` ints of `buffer` and fails unless every one is `value`. */
+static inline void qrq_expect_all(cl_command_queue queue, cl_mem buffer, size_t count, cl_int value, const char *what) {
+  cl_int *got = malloc(count * sizeof *got);
+  qrq_read(queue, buffer, count * sizeof *got, got);
+  for (size_t i = 0; i < count; i++)
+    if (got[i] != value) {
+      cl_int bad = got[i];
+      free(got);
+      fail_msg("%s: element %zu is %d, expected %d", what, i, bad, value);
+    }
+  free(got);
+}
+
+/* A reproducible pseudo-random sequence (xorshift32), so a failure can be replayed. */
+static inline cl_uint qrq_random(cl_uint *state) {
+  cl_uint x = *state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return *state = x;
+}
+
+static inline void qrq_random_ints(cl_uint seed, cl_int *out, size_t count, cl_int range) {
+  for (size_t i = 0; i < count; i++) out[i] = (cl_int)(qrq_random(&seed) % (cl_uint)range) - range / 2;
+}
+
+/* ---- events ---- */
+
+static inline cl_int qrq_event_status(cl_event event) {
+  cl_int status = 99;
+  assert_cl_success(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
+  return status;
+}
+
+/* User events made by qrq_user_event, with a reference of their own (see qrq_open_gates). */
+#define QRQ_MAX_GATES 64
+static cl_event qrq_gates[QRQ_MAX_GATES];
+static size_t qrq_gate_count;
+
+static inline cl_event qrq_user_event(cl_context context) {
+  cl_int err = CL_INVALID_VALUE;
+  cl_event event = clCreateUserEvent(context, &err);
+  assert_cl_success(err);
+  if (qrq_gate_count < QRQ_MAX_GATES) {
+    assert_cl_success(clRetainEvent(event));
+    qrq_gates[qrq_gate_count++] = event;
+  }
+  return event;
+}
+
+/* Per-test teardown: a test that failed between creating a user event and setting it
+ * would leave commands waiting for it forever, and the suite would hang behind them; such
+ * events are set to an error status instead, so the failure is reported and the suite
+ * goes on. */
+static inline int qrq_open_gates(void **state) {
+  (void)state;
+  for (size_t i = 0; i < qrq_gate_count; i++) {
+    cl_int status = CL_COMPLETE;
+    clGetEventInfo(qrq_gates[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+    if (status == CL_SUBMITTED) clSetUserEventStatus(qrq_gates[i], -1);
+    clReleaseEvent(qrq_gates[i]);
+  }
+  qrq_gate_count = 0;
+  return 0;
+}
+
+/* Every test of the suites runs with qrq_open_gates as its teardown. */
+#define QRQ_TEST(f) cmocka_unit_test_teardown(f, qrq_open_gates)
+
+#endif
