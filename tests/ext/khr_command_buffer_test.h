@@ -10,6 +10,7 @@
 #include <CL/kiln_command_buffer.h>
 
 #include "kiln_test.h"
+#include "kiln_test_gates.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,40 +103,9 @@ static inline cl_mem kcb_buffer(cl_context context, size_t size) {
   return buffer;
 }
 
-/* User events made by kcb_user_event, with a reference of their own (see kcb_open_gates). */
-#define KCB_MAX_GATES 64
-static cl_event kcb_gates[KCB_MAX_GATES];
-static size_t kcb_gate_count;
-
-static inline cl_event kcb_user_event(cl_context context) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_event event = clCreateUserEvent(context, &err);
-  assert_cl_success(err);
-  if (kcb_gate_count < KCB_MAX_GATES) {
-    assert_cl_success(clRetainEvent(event));
-    kcb_gates[kcb_gate_count++] = event;
-  }
-  return event;
-}
-
-/* Per-test teardown: a test that failed between creating a user event and setting it
- * would leave commands waiting for it forever, and the suite would hang behind them; such
- * events are set to an error status instead, so the failure is reported and the suite
- * goes on. */
-static inline int kcb_open_gates(void **state) {
-  (void)state;
-  for (size_t i = 0; i < kcb_gate_count; i++) {
-    cl_int status = CL_COMPLETE;
-    clGetEventInfo(kcb_gates[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
-    if (status == CL_SUBMITTED) clSetUserEventStatus(kcb_gates[i], -1);
-    clReleaseEvent(kcb_gates[i]);
-  }
-  kcb_gate_count = 0;
-  return 0;
-}
-
-/* Every test of the suites runs with kcb_open_gates as its teardown. */
-#define KCB_TEST(f) cmocka_unit_test_teardown(f, kcb_open_gates)
+/* User events a failed test cannot leave closed (kiln_test_gates.h). */
+static inline cl_event kcb_user_event(cl_context context) { return kiln_test_gate_new(context); }
+#define KCB_TEST(f) KILN_GATED_TEST(f)
 
 static inline cl_int kcb_event_status(cl_event event) {
   cl_int status = 99;

@@ -11,6 +11,7 @@
 #include <CL/cl_ext_qcom.h>
 
 #include "kiln_test.h"
+#include "kiln_test_gates.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,39 +201,8 @@ static inline cl_int qrq_event_status(cl_event event) {
   return status;
 }
 
-/* User events made by qrq_user_event, with a reference of their own (see qrq_open_gates). */
-#define QRQ_MAX_GATES 64
-static cl_event qrq_gates[QRQ_MAX_GATES];
-static size_t qrq_gate_count;
-
-static inline cl_event qrq_user_event(cl_context context) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_event event = clCreateUserEvent(context, &err);
-  assert_cl_success(err);
-  if (qrq_gate_count < QRQ_MAX_GATES) {
-    assert_cl_success(clRetainEvent(event));
-    qrq_gates[qrq_gate_count++] = event;
-  }
-  return event;
-}
-
-/* Per-test teardown: a test that failed between creating a user event and setting it
- * would leave commands waiting for it forever, and the suite would hang behind them; such
- * events are set to an error status instead, so the failure is reported and the suite
- * goes on. */
-static inline int qrq_open_gates(void **state) {
-  (void)state;
-  for (size_t i = 0; i < qrq_gate_count; i++) {
-    cl_int status = CL_COMPLETE;
-    clGetEventInfo(qrq_gates[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
-    if (status == CL_SUBMITTED) clSetUserEventStatus(qrq_gates[i], -1);
-    clReleaseEvent(qrq_gates[i]);
-  }
-  qrq_gate_count = 0;
-  return 0;
-}
-
-/* Every test of the suites runs with qrq_open_gates as its teardown. */
-#define QRQ_TEST(f) cmocka_unit_test_teardown(f, qrq_open_gates)
+/* User events a failed test cannot leave closed (kiln_test_gates.h). */
+static inline cl_event qrq_user_event(cl_context context) { return kiln_test_gate_new(context); }
+#define QRQ_TEST(f) KILN_GATED_TEST(f)
 
 #endif
