@@ -37,6 +37,7 @@ static bool pattern_size_ok(size_t size) {
 cl_int kiln_mem_fill(const struct kiln_command_sink *sink, cl_mem buffer, const void *pattern, size_t pattern_size,
                      size_t offset, size_t size) {
   cl_int err = kiln_mem_check_queue_buffer(sink->queue, buffer);
+  if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(buffer);
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_range_ok(buffer, offset, size)) return CL_INVALID_VALUE;
   if (!pattern || !pattern_size_ok(pattern_size)) return CL_INVALID_VALUE;

@@ -79,6 +79,7 @@ static void *map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
     return NULL;
   }
   if ((*err = kiln_mem_check_queue_buffer(queue, buffer)) != CL_SUCCESS) return NULL;
+  if ((*err = kiln_mem_check_host_transfer(buffer)) != CL_SUCCESS) return NULL;
   if (size == 0 || !kiln_mem_range_ok(buffer, offset, size) || !map_flags_ok(map_flags)) {
     *err = CL_INVALID_VALUE;
     return NULL;
@@ -134,6 +135,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue queue, 
   if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
   if (!kiln_mem_is_valid(memobj)) return CL_INVALID_MEM_OBJECT;
   if (memobj->context != kiln_queue_context(queue)) return CL_INVALID_CONTEXT;
+  if (kiln_mem_check_host_transfer(memobj) != CL_SUCCESS) return CL_INVALID_OPERATION;
   if (!mapped_ptr || !mapping_exists(memobj, mapped_ptr)) return CL_INVALID_VALUE;
   cl_int err = kiln_command_check_wait_list(queue, num_events, wait_list);
   if (err != CL_SUCCESS) return err;

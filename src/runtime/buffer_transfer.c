@@ -38,7 +38,7 @@ static cl_int check_host_transfer(cl_command_queue queue, cl_mem buffer, size_t 
   cl_int err = kiln_mem_check_queue_buffer(queue, buffer);
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_range_ok(buffer, offset, size) || !ptr) return CL_INVALID_VALUE;
-  return CL_SUCCESS;
+  return kiln_mem_check_host_transfer(buffer);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking_read,
@@ -75,6 +75,8 @@ cl_int kiln_mem_copy(const struct kiln_command_sink *sink, cl_mem src, cl_mem ds
                      size_t dst_offset, size_t size) {
   cl_int err = kiln_mem_check_queue_buffer(sink->queue, src);
   if (err == CL_SUCCESS) err = kiln_mem_check_queue_buffer(sink->queue, dst);
+  if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(src);
+  if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(dst);
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_range_ok(src, src_offset, size) || !kiln_mem_range_ok(dst, dst_offset, size))
     return CL_INVALID_VALUE;
@@ -177,6 +179,7 @@ static cl_int enqueue_host_rect(cl_command_queue queue, cl_mem buffer, bool is_r
                                 cl_event *event) {
   if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
   cl_int err = kiln_mem_check_queue_buffer(queue, buffer);
+  if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(buffer);
   if (err != CL_SUCCESS) return err;
   if (!buffer_origin || !host_origin || !region || !region_ok(region)) return CL_INVALID_VALUE;
   struct rect_side b, h;
@@ -264,6 +267,8 @@ cl_int kiln_mem_copy_rect(const struct kiln_command_sink *sink, cl_mem src, cl_m
                           size_t dst_row_pitch, size_t dst_slice_pitch) {
   cl_int err = kiln_mem_check_queue_buffer(sink->queue, src);
   if (err == CL_SUCCESS) err = kiln_mem_check_queue_buffer(sink->queue, dst);
+  if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(src);
+  if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(dst);
   if (err != CL_SUCCESS) return err;
   if (!src_origin || !dst_origin || !region || !region_ok(region)) return CL_INVALID_VALUE;
   struct rect_side s, d;

@@ -3,6 +3,8 @@
  * sub-groups yet); unknown names go to the extension providers. */
 #include "runtime/device.h"
 
+#include "ext/arm_import/arm_import.h"
+
 #include "device/cpu/printf_buffer.h" /* KILN_PRINTF_BUFFER_SIZE: the per-launch buffer */
 #include "device/cpu/topology.h"
 #include "runtime/device_info_providers.h"
@@ -71,12 +73,19 @@ static const cl_name_version device_extensions[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_extended_versioning"},
     {CL_MAKE_VERSION(0, 9, 7), "cl_khr_command_buffer"},    /* src/ext/khr_command_buffer/ */
     {CL_MAKE_VERSION(1, 0, 0), "cl_qcom_recordable_queues"}, /* src/ext/qcom_recordable/ */
+    {CL_MAKE_VERSION(1, 0, 0), "cl_arm_import_memory"},      /* src/ext/arm_import/ */
+    {CL_MAKE_VERSION(1, 0, 0), "cl_arm_import_memory_host"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_arm_import_memory_dma_buf"}, /* last: only where dma-bufs exist */
 };
-static const char device_extensions_string[] =
-    "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics cl_khr_global_int32_extended_atomics "
-    "cl_khr_local_int32_base_atomics cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
-    "cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_extended_versioning cl_khr_command_buffer "
-    "cl_qcom_recordable_queues";
+#define DEVICE_EXTENSIONS                                                                             \
+  "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics cl_khr_global_int32_extended_atomics " \
+  "cl_khr_local_int32_base_atomics cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "       \
+  "cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_extended_versioning cl_khr_command_buffer "          \
+  "cl_qcom_recordable_queues cl_arm_import_memory cl_arm_import_memory_host"
+/* cl_arm_import_memory_dma_buf (the last entry of device_extensions) only where the
+ * system has dma-bufs (ext/arm_import/). */
+static const char device_extensions_string[] = DEVICE_EXTENSIONS;
+static const char device_extensions_string_dma_buf[] = DEVICE_EXTENSIONS " cl_arm_import_memory_dma_buf";
 
 /* The optional OpenCL C 3.0 features the compiler enables (clang_flags.h). */
 static const cl_name_version opencl_c_features[] = {
@@ -139,9 +148,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR: /* cl_khr_extended_versioning's form of the above */
     KILN_INFO_VALUE(cl_version, CL_MAKE_VERSION(1, 2, 0));
   case CL_DEVICE_EXTENSIONS:
-    KILN_INFO_STRING(device_extensions_string);
+    KILN_INFO_STRING(kiln_dma_buf_supported() ? device_extensions_string_dma_buf : device_extensions_string);
   case CL_DEVICE_EXTENSIONS_WITH_VERSION:
-    KILN_INFO_ARRAY(device_extensions, sizeof device_extensions);
+    KILN_INFO_ARRAY(device_extensions,
+                    sizeof device_extensions - (kiln_dma_buf_supported() ? 0 : sizeof device_extensions[0]));
   case CL_DEVICE_OPENCL_C_FEATURES:
     KILN_INFO_ARRAY(opencl_c_features, sizeof opencl_c_features);
   case CL_DEVICE_ILS_WITH_VERSION:

@@ -77,6 +77,7 @@ cl_mem kiln_mem_create(cl_context context, const struct kiln_mem_desc *desc, cl_
   mem->size = desc->size;
   mem->host_ptr = desc->host_ptr;
   mem->offset = desc->offset;
+  mem->imported = desc->imported;
   mem->context = context;
   kiln_object_retain(&context->obj);
   if (desc->parent) {

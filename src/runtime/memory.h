@@ -46,6 +46,7 @@ struct _cl_mem {
   void *release_storage_data;
   cl_mem parent;                   /* sub-buffers: the buffer (internal reference held), else NULL */
   size_t offset;                   /* sub-buffers: origin in the parent */
+  bool imported;                   /* cl_arm_import_memory: the host transfers refuse it */
   cl_mem_properties *properties;   /* copy incl. terminating 0; NULL when none were given */
   size_t properties_count;         /* entries incl. the terminator; 0 when none */
   pthread_mutex_t lock;            /* guards destructors and mappings */
@@ -65,6 +66,7 @@ struct kiln_mem_desc {
   void *release_storage_data;
   cl_mem parent;                   /* sub-buffers */
   size_t offset;
+  bool imported;                   /* cl_arm_import_memory */
   const cl_mem_properties *properties; /* copied; NULL when none */
   size_t properties_count;         /* entries incl. the terminator */
 };
@@ -113,6 +115,12 @@ cl_int kiln_mem_check_alignment(cl_mem mem);
  * (map, sub-buffer) check it themselves. */
 static inline bool kiln_mem_range_ok(cl_mem mem, size_t offset, size_t size) {
   return offset <= mem->size && size <= mem->size - offset;
+}
+
+/* cl_arm_import_memory: read, write, copy, fill, map and unmap (and their rect and
+ * command-buffer forms) refuse an imported buffer or a sub-buffer of one. */
+static inline cl_int kiln_mem_check_host_transfer(cl_mem mem) {
+  return kiln_mem_root(mem)->imported ? CL_INVALID_OPERATION : CL_SUCCESS;
 }
 
 /* For an enqueue on a valid queue: CL_INVALID_MEM_OBJECT unless `mem` is a live buffer,

@@ -3,6 +3,7 @@
  * array of rows ending with a NULL name (`kiln_ext_<x>_functions`); add it to
  * `extension_tables` below when the extension is advertised. */
 #include "ext/khr_command_buffer/khr_command_buffer.h" /* first: it includes <CL/cl_ext.h> itself */
+#include "ext/arm_import/arm_import.h"
 #include "ext/qcom_recordable/qcom_recordable.h"
 #include "runtime/platform.h"
 
@@ -19,6 +20,7 @@ static const struct kiln_extension_function *const extension_tables[] = {
     platform_functions,
     kiln_ext_khr_command_buffer_functions,
     kiln_ext_qcom_recordable_functions,
+    kiln_ext_arm_import_functions,
 };
 
 static void *extension_function_find(const char *name) {

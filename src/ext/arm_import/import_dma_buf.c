@@ -1,0 +1,49 @@
+/* import_dma_buf.c: mapping dma-buf file descriptors (Linux) for CL_IMPORT_TYPE_DMA_BUF_ARM. */
+#include "ext/arm_import/arm_import.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static bool dma_buf_available;
+
+static void probe(void) {
+  struct stat st;
+  dma_buf_available = stat("/dev/udmabuf", &st) == 0 || stat("/dev/dma_heap", &st) == 0;
+}
+
+bool kiln_dma_buf_supported(void) {
+  pthread_once(&probe_once, probe);
+  return dma_buf_available;
+}
+
+/* A dma-buf's /proc/self/fd link reads "/dmabuf:<name>" (or "anon_inode:dmabuf"). */
+static bool is_dma_buf(int fd) {
+  char path[64], target[256];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(path, target, sizeof target - 1);
+  if (n <= 0) return false;
+  target[n] = '\0';
+  return strstr(target, "dmabuf") != NULL;
+}
+
+cl_int kiln_dma_buf_map(int fd, size_t size, void **storage, bool *read_only) {
+  if (fd < 0 || !is_dma_buf(fd)) return CL_INVALID_VALUE;
+  off_t length = lseek(fd, 0, SEEK_END);
+  if (length < 0) return CL_INVALID_OPERATION;
+  if (size > (size_t)length) return CL_INVALID_BUFFER_SIZE;
+  int mode = fcntl(fd, F_GETFL);
+  if (mode < 0) return CL_INVALID_OPERATION;
+  *read_only = (mode & O_ACCMODE) == O_RDONLY;
+  void *p = mmap(NULL, size, *read_only ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return CL_INVALID_OPERATION;
+  *storage = p;
+  return CL_SUCCESS;
+}
+
+void kiln_dma_buf_unmap(void *storage, size_t size) { munmap(storage, size); }
