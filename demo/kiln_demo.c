@@ -2,8 +2,10 @@
  * finds the Kiln platform, prints what it reports, moves data through buffers with events
  * across two queues, runs a kernel with barriers, records a copy / kernel / copy
  * pipeline into a command buffer (cl_khr_command_buffer) that it replays frame after
- * frame, and records two kernels on a recordable queue (cl_qcom_recordable_queues) that it
- * replays with an argument and a size changed, checking every value it gets back. */
+ * frame, records two kernels on a recordable queue (cl_qcom_recordable_queues) that it
+ * replays with an argument and a size changed, and imports a malloc'd array
+ * (cl_arm_import_memory) that a kernel updates in place, checking every value it gets
+ * back. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/kiln_command_buffer.h> /* first: 0.9.7 declarations over older system headers */
 #include <CL/cl_ext_qcom.h>
@@ -182,6 +184,49 @@ static size_t recording_replays(cl_platform_id platform, cl_device_id device, cl
   return wrong;
 }
 
+/* cl_arm_import_memory: a kernel squares, in place, an array the application allocated;
+ * the host reads the results in its own memory, and a read through the buffer is refused
+ * (imported memory is not copied in or out, ever). Returns wrong values. */
+typedef cl_mem(CL_API_CALL *import_memory_fn)(cl_context, cl_mem_flags, const cl_import_properties_arm *, void *,
+                                              size_t, cl_int *);
+static size_t imported_memory(cl_platform_id platform, cl_device_id device, cl_context context,
+                              cl_command_queue queue) {
+  import_memory_fn import = (import_memory_fn)clGetExtensionFunctionAddressForPlatform(platform, "clImportMemoryARM");
+  if (!import) {
+    fprintf(stderr, "kiln_demo: cl_arm_import_memory missing\n");
+    return 1;
+  }
+  enum { ITEMS = 10000 };
+  cl_int *values = malloc(ITEMS * sizeof *values);
+  for (int i = 0; i < ITEMS; i++) values[i] = i - 5000;
+  cl_int err;
+  cl_mem imported = import(context, CL_MEM_READ_WRITE, NULL, values, ITEMS * sizeof *values, &err);
+  CHECK(err);
+  static const char *source = "kernel void square(global int *v) { size_t i = get_global_id(0); v[i] *= v[i]; }\n";
+  cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+  CHECK(err);
+  CHECK(clBuildProgram(program, 1, &device, NULL, NULL, NULL));
+  cl_kernel kernel = clCreateKernel(program, "square", &err);
+  CHECK(err);
+  CHECK(clSetKernelArg(kernel, 0, sizeof imported, &imported));
+  size_t items = ITEMS;
+  CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &items, NULL, 0, NULL, NULL));
+  CHECK(clFinish(queue));
+  size_t wrong = 0;
+  for (int i = 0; i < ITEMS; i++) wrong += values[i] != (i - 5000) * (i - 5000);
+  cl_int first = 0;
+  cl_int refused = clEnqueueReadBuffer(queue, imported, CL_TRUE, 0, sizeof first, &first, 0, NULL, NULL);
+  wrong += refused != CL_INVALID_OPERATION;
+  printf("imported memory: a kernel squared %d values in the application's own array; %zu wrong values"
+         " (clEnqueueReadBuffer on it: %s)\n", ITEMS, wrong,
+         refused == CL_INVALID_OPERATION ? "CL_INVALID_OPERATION, as on Mali" : "unexpected");
+  CHECK(clReleaseMemObject(imported));
+  CHECK(clReleaseKernel(kernel));
+  CHECK(clReleaseProgram(program));
+  free(values); /* Kiln never frees imported memory */
+  return wrong;
+}
+
 int main(void) {
   cl_platform_id platform = find_kiln();
   if (!platform) {
@@ -282,6 +327,7 @@ int main(void) {
 
   wrong += command_buffer_frames(platform, device, context, work);
   wrong += recording_replays(platform, device, context, work);
+  wrong += imported_memory(platform, device, context, work);
 
   CHECK(clReleaseEvent(uploaded));
   CHECK(clReleaseEvent(copied));
