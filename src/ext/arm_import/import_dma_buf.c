@@ -2,11 +2,11 @@
 #include "ext/arm_import/arm_import.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
@@ -22,14 +22,10 @@ bool kiln_dma_buf_supported(void) {
   return dma_buf_available;
 }
 
-/* A dma-buf's /proc/self/fd link reads "/dmabuf:<name>" (or "anon_inode:dmabuf"). */
+/* dma-bufs live on the kernel's dma-buf pseudo filesystem. */
 static bool is_dma_buf(int fd) {
-  char path[64], target[256];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  ssize_t n = readlink(path, target, sizeof target - 1);
-  if (n <= 0) return false;
-  target[n] = '\0';
-  return strstr(target, "dmabuf") != NULL;
+  struct statfs fs;
+  return fstatfs(fd, &fs) == 0 && fs.f_type == DMA_BUF_MAGIC;
 }
 
 cl_int kiln_dma_buf_map(int fd, size_t size, void **storage, bool *read_only) {
