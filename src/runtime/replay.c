@@ -8,14 +8,26 @@
 
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
-bool kiln_replay_step_of(struct kiln_command *command, struct kiln_replay_step *step) {
+static bool step_of(struct kiln_command *command, struct kiln_replay_step *step) {
   *step = (struct kiln_replay_step){.command = command};
   step->run_batch = kiln_command_batch_function(command, &step->batch_count);
   if (!step->run_batch) step->run = kiln_command_run_function(command);
   const struct kiln_ndrange_launch *launch = kiln_ndrange_command_launch(command);
   if (launch && launch->printf_buffer) step->printf_launch = launch;
   return step->run || step->run_batch;
+}
+
+struct kiln_replay_step *kiln_replay_steps_new(struct kiln_command *const *commands, size_t count,
+                                               size_t *step_count) {
+  struct kiln_replay_step *steps = calloc(count ? count : 1, sizeof *steps);
+  if (!steps) return NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < count; i++)
+    if (commands[i] && step_of(commands[i], &steps[n])) n++;
+  *step_count = n;
+  return steps;
 }
 
 /* One execution of a step: a kernel that calls printf gets a printf buffer of its own, in a
@@ -85,5 +97,31 @@ cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsig
     if (status < 0) return status;
   }
   return CL_SUCCESS;
+}
+
+static cl_int run_execution(struct kiln_command *command, size_t batch, unsigned worker_id) {
+  (void)batch;
+  const struct kiln_replay_execution *execution = kiln_command_payload(command);
+  return kiln_replay_run(execution->steps, execution->step_count, worker_id);
+}
+
+static void execution_complete(struct kiln_command *command, cl_int status) {
+  (void)status;
+  const struct kiln_replay_execution *execution = kiln_command_payload(command);
+  execution->complete(execution->owner);
+}
+
+cl_int kiln_replay_submit(cl_command_queue queue, cl_command_type type, const struct kiln_replay_execution *execution,
+                          cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  cl_int err;
+  struct kiln_command *command = kiln_command_create(queue, type, NULL, &err);
+  if (!command) {
+    execution->complete(execution->owner);
+    return err;
+  }
+  *(struct kiln_replay_execution *)kiln_command_payload(command) = *execution;
+  kiln_command_set_batches(command, 1, run_execution);
+  kiln_command_set_completion(command, execution_complete);
+  return kiln_command_submit(command, num_events, wait_list, event, CL_FALSE);
 }
 

@@ -19,13 +19,31 @@ struct kiln_replay_step {
   const struct kiln_ndrange_launch *printf_launch; /* kernels that call printf: their launch */
 };
 
-/* The step for `command`; false when running it does nothing (a marker, an empty NDRange). */
-bool kiln_replay_step_of(struct kiln_command *command, struct kiln_replay_step *step);
+/* The steps of `count` recorded commands (NULL entries and commands with nothing to run,
+ * such as empty NDRanges, are left out); NULL on allocation failure. Free with free(). */
+struct kiln_replay_step *kiln_replay_steps_new(struct kiln_command *const *commands, size_t count,
+                                               size_t *step_count);
 
 /* Runs `count` steps in order on the calling thread, which runs a job batch as
  * `worker_id`: one-batch steps in place, multi-batch steps shared with the workers (each
  * finished before the next starts); a kernel that calls printf gets a printf buffer of its
  * own for this run. Stops at the first negative status and returns it. */
 cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsigned worker_id);
+
+/* What an execution runs and who is told when it ends: `steps` must stay valid until
+ * `complete(owner)` is called. */
+struct kiln_replay_execution {
+  const struct kiln_replay_step *steps;
+  size_t step_count;
+  void (*complete)(void *owner);
+  void *owner;
+};
+
+/* Submits one command of `type` to a valid `queue` (after the checked wait list) whose
+ * single batch runs the steps with kiln_replay_run. `complete` is called exactly once:
+ * when the command completes however it ends, or before returning when it cannot be
+ * created. */
+cl_int kiln_replay_submit(cl_command_queue queue, cl_command_type type, const struct kiln_replay_execution *execution,
+                          cl_uint num_events, const cl_event *wait_list, cl_event *event);
 
 #endif

@@ -69,6 +69,7 @@ CL_API_ENTRY cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR(
   }
   pthread_mutex_init(&command_buffer->lock, NULL);
   atomic_init(&command_buffer->pending, 0);
+  atomic_init(&command_buffer->finalized, false);
   kiln_object_init(&command_buffer->obj, KILN_OBJECT_COMMAND_BUFFER, command_buffer_destroy);
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
   return command_buffer;
@@ -90,17 +91,14 @@ CL_API_ENTRY cl_int CL_API_CALL clFinalizeCommandBufferKHR(cl_command_buffer_khr
   cl_int err = CL_INVALID_OPERATION;
   if (!command_buffer->finalized) {
     err = kiln_command_buffer_build_steps(command_buffer);
-    if (err == CL_SUCCESS) command_buffer->finalized = true;
+    if (err == CL_SUCCESS) atomic_store_explicit(&command_buffer->finalized, true, memory_order_release);
   }
   pthread_mutex_unlock(&command_buffer->lock);
   return err;
 }
 
 static cl_command_buffer_state_khr state_of(cl_command_buffer_khr command_buffer) {
-  pthread_mutex_lock(&command_buffer->lock);
-  bool finalized = command_buffer->finalized;
-  pthread_mutex_unlock(&command_buffer->lock);
-  if (!finalized) return CL_COMMAND_BUFFER_STATE_RECORDING_KHR;
+  if (!atomic_load(&command_buffer->finalized)) return CL_COMMAND_BUFFER_STATE_RECORDING_KHR;
   return atomic_load(&command_buffer->pending) ? CL_COMMAND_BUFFER_STATE_PENDING_KHR
                                                : CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR;
 }

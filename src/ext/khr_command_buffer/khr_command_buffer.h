@@ -31,7 +31,7 @@ struct _cl_command_buffer_khr {
   size_t properties_size;    /* bytes of `properties` clGetCommandBufferInfoKHR returns */
 
   pthread_mutex_t lock;      /* recording and finalize */
-  bool finalized;
+  atomic_bool finalized;      /* set under the lock once steps are built; enqueues read it without */
   atomic_uint pending;       /* enqueued executions not yet complete */
   /* Recorded commands; entry i has sync point i + 1. NULL entries are barriers (nothing
    * to run: replaying in order already waits for everything before them). */

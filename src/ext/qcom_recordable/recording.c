@@ -26,18 +26,15 @@ void kiln_recording_unlock(cl_recording_qcom recording) { pthread_mutex_unlock(&
 
 struct kiln_recording_version *kiln_recording_version_new(struct kiln_command **commands, size_t count) {
   struct kiln_recording_version *version = calloc(1, sizeof *version);
-  struct kiln_replay_step *steps = calloc(count ? count : 1, sizeof *steps);
-  if (!version || !steps) {
+  struct kiln_replay_step *steps = version ? kiln_replay_steps_new(commands, count, &version->step_count) : NULL;
+  if (!steps) {
     free(version);
-    free(steps);
     return NULL;
   }
   atomic_init(&version->refs, 1);
   version->commands = commands;
   version->count = count;
   version->steps = steps;
-  for (size_t i = 0; i < count; i++)
-    if (kiln_replay_step_of(commands[i], &steps[version->step_count])) version->step_count++;
   return version;
 }
 

@@ -158,16 +158,7 @@ static cl_int apply_updates(cl_recording_qcom recording, cl_command_queue queue,
   return err;
 }
 
-static cl_int run_version(struct kiln_command *command, size_t batch, unsigned worker_id) {
-  (void)batch;
-  const struct kiln_recording_version *version = *(struct kiln_recording_version **)kiln_command_payload(command);
-  return kiln_replay_run(version->steps, version->step_count, worker_id);
-}
-
-static void execution_complete(struct kiln_command *command, cl_int status) {
-  (void)status;
-  kiln_recording_version_release(*(struct kiln_recording_version **)kiln_command_payload(command));
-}
+static void execution_complete(void *owner) { kiln_recording_version_release(owner); }
 
 static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom recording, const struct updates *u,
                                 cl_uint num_events, const cl_event *wait_list, cl_event *event) {
@@ -189,15 +180,8 @@ static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom record
   pthread_mutex_unlock(&recording->lock);
   if (err != CL_SUCCESS) return err;
 
-  struct kiln_command *command = kiln_command_create(queue, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);
-  if (!command) {
-    kiln_recording_version_release(version);
-    return err;
-  }
-  *(struct kiln_recording_version **)kiln_command_payload(command) = version;
-  kiln_command_set_batches(command, 1, run_version);
-  kiln_command_set_completion(command, execution_complete);
-  return kiln_command_submit(command, num_events, wait_list, event, CL_FALSE);
+  struct kiln_replay_execution execution = {version->steps, version->step_count, execution_complete, version};
+  return kiln_replay_submit(queue, CL_COMMAND_NDRANGE_KERNEL, &execution, num_events, wait_list, event);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueRecordingQCOM(
