@@ -11,6 +11,7 @@
 #include "runtime/kernel.h"
 #include "runtime/queue.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,22 +39,31 @@ static bool lists_ok(const struct updates *u) {
          (!u->num_global || u->global) && (!u->num_local || u->local) && (!u->num_exec_info || u->exec_info);
 }
 
-/* Every update names a dispatch of the recording ("CL_INVALID_KERNEL_ARGS if a dispatch
- * index is out of bounds"). */
-static bool indices_ok(const struct updates *u, size_t count) {
-  for (size_t i = 0; i < u->num_args; i++)
-    if (u->args[i].dispatch_index >= count) return false;
-  for (size_t i = 0; i < u->num_svm_args; i++)
-    if (u->svm_args[i].dispatch_index >= count) return false;
-  for (size_t i = 0; i < u->num_offsets; i++)
-    if (u->offsets[i].dispatch_index >= count) return false;
-  for (size_t i = 0; i < u->num_global; i++)
-    if (u->global[i].dispatch_index >= count) return false;
-  for (size_t i = 0; i < u->num_local; i++)
-    if (u->local[i].dispatch_index >= count) return false;
-  for (size_t i = 0; i < u->num_exec_info; i++)
-    if (u->exec_info[i].dispatch_index >= count) return false;
+/* Each update struct starts with the cl_uint dispatch_index it names. */
+_Static_assert(offsetof(cl_array_arg_qcom, dispatch_index) == 0 && offsetof(cl_offset_qcom, dispatch_index) == 0 &&
+                   offsetof(cl_workgroup_qcom, dispatch_index) == 0 &&
+                   offsetof(cl_array_kernel_exec_info_qcom, dispatch_index) == 0,
+               "update structs start with their dispatch index");
+
+static bool mark_list(const void *list, size_t n, size_t size, size_t count, bool *named) {
+  for (size_t i = 0; i < n; i++) {
+    cl_uint d;
+    memcpy(&d, (const char *)list + i * size, sizeof d);
+    if (d >= count) return false;
+    named[d] = true;
+  }
   return true;
+}
+
+/* Marks the dispatches the updates name; false when one names none of the recording's
+ * ("CL_INVALID_KERNEL_ARGS if a dispatch index is out of bounds"). */
+static bool mark_named(const struct updates *u, size_t count, bool *named) {
+  return mark_list(u->args, u->num_args, sizeof *u->args, count, named) &&
+         mark_list(u->svm_args, u->num_svm_args, sizeof *u->svm_args, count, named) &&
+         mark_list(u->offsets, u->num_offsets, sizeof *u->offsets, count, named) &&
+         mark_list(u->global, u->num_global, sizeof *u->global, count, named) &&
+         mark_list(u->local, u->num_local, sizeof *u->local, count, named) &&
+         mark_list(u->exec_info, u->num_exec_info, sizeof *u->exec_info, count, named);
 }
 
 /* Applies to `next` (a copy of dispatch `index` with its own kernel clone) the updates
@@ -89,72 +99,61 @@ static cl_int update_dispatch(struct kiln_recorded_dispatch *next, cl_uint index
   return CL_SUCCESS;
 }
 
-static bool names(const struct updates *u, cl_uint index) {
-  for (size_t i = 0; i < u->num_args; i++)
-    if (u->args[i].dispatch_index == index) return true;
-  for (size_t i = 0; i < u->num_svm_args; i++)
-    if (u->svm_args[i].dispatch_index == index) return true;
-  for (size_t i = 0; i < u->num_offsets; i++)
-    if (u->offsets[i].dispatch_index == index) return true;
-  for (size_t i = 0; i < u->num_global; i++)
-    if (u->global[i].dispatch_index == index) return true;
-  for (size_t i = 0; i < u->num_local; i++)
-    if (u->local[i].dispatch_index == index) return true;
-  for (size_t i = 0; i < u->num_exec_info; i++)
-    if (u->exec_info[i].dispatch_index == index) return true;
-  return false;
-}
-
 /* Builds the updated dispatches and the version that uses them, then switches the
  * (locked) recording to them; on any error nothing changes. */
 static cl_int apply_updates(cl_recording_qcom recording, cl_command_queue queue, const struct updates *u) {
-  if (!indices_ok(u, recording->count)) return CL_INVALID_KERNEL_ARGS;
   size_t count = recording->count;
+  bool *named = calloc(count, sizeof *named);
+  if (!named) return CL_OUT_OF_HOST_MEMORY;
+  if (!mark_named(u, count, named)) {
+    free(named);
+    return CL_INVALID_KERNEL_ARGS;
+  }
   struct kiln_recorded_dispatch *next = calloc(count, sizeof *next);
   struct kiln_command **commands = calloc(count, sizeof *commands);
-  bool *updated = calloc(count, sizeof *updated);
-  cl_int err = next && commands && updated ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+  cl_int err = next && commands ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
   for (size_t d = 0; d < count && err == CL_SUCCESS; d++) {
-    if (!names(u, (cl_uint)d)) continue;
+    if (!named[d]) continue;
     next[d] = recording->dispatches[d];
     next[d].kernel = clCloneKernel(recording->dispatches[d].kernel, &err);
-    if (!next[d].kernel) break;
-    updated[d] = true;
-    if ((err = update_dispatch(&next[d], (cl_uint)d, u)) == CL_SUCCESS)
+    if (next[d].kernel && (err = update_dispatch(&next[d], (cl_uint)d, u)) == CL_SUCCESS)
       err = kiln_recording_build_command(queue, &next[d], &commands[d]);
   }
   struct kiln_recording_version *version = NULL;
   if (err == CL_SUCCESS) {
     for (size_t d = 0; d < count; d++)
-      if (!updated[d]) {
+      if (!named[d]) {
         commands[d] = recording->version->commands[d];
         kiln_command_retain(commands[d]);
       }
     version = kiln_recording_version_new(commands, count);
     if (!version) {
       err = CL_OUT_OF_HOST_MEMORY;
-      for (size_t d = 0; d < count; d++)
-        if (!updated[d]) kiln_command_discard(commands[d]);
+      for (size_t d = 0; d < count; d++) {
+        if (named[d]) continue;
+        kiln_command_discard(commands[d]);
+        commands[d] = NULL;
+      }
     }
   }
-  if (err != CL_SUCCESS) {
-    for (size_t d = 0; d < count && updated; d++) {
-      if (!updated[d]) continue;
-      if (next[d].kernel) clReleaseKernel(next[d].kernel);
-      if (commands[d]) kiln_command_discard(commands[d]);
-    }
-    free(commands);
-  } else {
+  if (err == CL_SUCCESS) {
     for (size_t d = 0; d < count; d++) {
-      if (!updated[d]) continue;
+      if (!named[d]) continue;
       clReleaseKernel(recording->dispatches[d].kernel);
       recording->dispatches[d] = next[d];
     }
     kiln_recording_version_release(recording->version);
     recording->version = version;
+  } else {
+    /* Only what this call built: clones and commands of the named dispatches. */
+    for (size_t d = 0; next && commands && d < count; d++) {
+      if (next[d].kernel) clReleaseKernel(next[d].kernel);
+      if (commands[d]) kiln_command_discard(commands[d]);
+    }
+    free(commands);
   }
   free(next);
-  free(updated);
+  free(named);
   return err;
 }
 
