@@ -135,10 +135,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue queue, 
   if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
   if (!kiln_mem_is_valid(memobj)) return CL_INVALID_MEM_OBJECT;
   if (memobj->context != kiln_queue_context(queue)) return CL_INVALID_CONTEXT;
-  if (kiln_mem_check_host_transfer(memobj) != CL_SUCCESS) return CL_INVALID_OPERATION;
-  if (!mapped_ptr || !mapping_exists(memobj, mapped_ptr)) return CL_INVALID_VALUE;
-  cl_int err = kiln_command_check_wait_list(queue, num_events, wait_list);
+  cl_int err = kiln_mem_check_host_transfer(memobj);
   if (err != CL_SUCCESS) return err;
+  if (!mapped_ptr || !mapping_exists(memobj, mapped_ptr)) return CL_INVALID_VALUE;
+  if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
   struct kiln_command *command = kiln_command_create(queue, CL_COMMAND_UNMAP_MEM_OBJECT, run_nothing, &err);
   if (!command) return err;
   struct kiln_mem_mapping *mapping = mapping_take(memobj, mapped_ptr);

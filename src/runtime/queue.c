@@ -89,7 +89,7 @@ CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_qu
 CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue) {
   /* The queue's memory stays until its commands, which hold internal references, have
    * completed. */
-  if (kiln_queue_is_valid(command_queue)) kiln_worker_pool_flush(); /* the implicit flush */
+  kiln_worker_pool_flush(); /* the implicit flush (harmless when the handle is not valid) */
   return kiln_object_api_release(command_queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
 }
 

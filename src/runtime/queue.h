@@ -22,10 +22,10 @@ struct kiln_queue_config {
 
 /* Extension hook: consulted for every property name the core does not know, and with
  * name == CL_QUEUE_PROPERTIES and value == the unknown bits for bits of that bitfield the
- * core does not know (cfg->properties then already holds the known bits). Return KILN_QUEUE_PROPERTY_NOT_MINE to let other parsers look,
- * CL_SUCCESS to accept (the core then records the pair in cfg->ext_*, or the bits in
- * cfg->ext_property_bits), or the CL error to report (CL_INVALID_VALUE,
- * CL_INVALID_QUEUE_PROPERTIES). */
+ * core does not know (cfg->properties then already holds the known bits). Return
+ * KILN_QUEUE_PROPERTY_NOT_MINE to let other parsers look, CL_SUCCESS to accept (the core
+ * then records the pair in cfg->ext_*, or the bits in cfg->ext_property_bits), or the CL
+ * error to report (CL_INVALID_VALUE, CL_INVALID_QUEUE_PROPERTIES). */
 typedef cl_int (*kiln_queue_property_parser)(cl_queue_properties name, cl_queue_properties value,
                                              struct kiln_queue_config *cfg);
 #define KILN_QUEUE_PROPERTY_NOT_MINE 1
