@@ -57,3 +57,33 @@ struct kiln_test_fake_handle kiln_test_fake_handle_like(const void *real) {
 const struct _cl_icd_dispatch *kiln_test_dispatch_of(const void *handle) {
   return *(const struct _cl_icd_dispatch *const *)handle;
 }
+
+bool kiln_test_extension_listed(cl_device_id device, const char *name) {
+  size_t size = 0;
+  assert_cl_success(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &size));
+  char *list = calloc(size + 1, 1);
+  assert_cl_success(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, list, NULL));
+  size_t n = strlen(name);
+  bool listed = false;
+  for (const char *p = strstr(list, name); p && !listed; p = strstr(p + 1, name))
+    listed = (p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0');
+  free(list);
+  return listed;
+}
+
+size_t kiln_test_extension_entries(cl_device_id device, const char *name, cl_version *version) {
+  size_t size = 0;
+  assert_cl_success(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, 0, NULL, &size));
+  assert_int_equal(0, size % sizeof(cl_name_version));
+  cl_name_version *entries = malloc(size ? size : 1);
+  assert_cl_success(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, size, entries, NULL));
+  size_t found = 0;
+  for (size_t i = 0; i < size / sizeof *entries; i++)
+    if (strcmp(entries[i].name, name) == 0) {
+      found++;
+      *version = entries[i].version;
+    }
+  free(entries);
+  return found;
+}
+

@@ -45,4 +45,10 @@ const struct _cl_icd_dispatch *kiln_test_dispatch_of(const void *handle);
 
 #define assert_cl_success(expr) assert_int_equal(CL_SUCCESS, (expr))
 
+/* Whether `name` is a whole word of the device's CL_DEVICE_EXTENSIONS. */
+bool kiln_test_extension_listed(cl_device_id device, const char *name);
+/* How many entries of CL_DEVICE_EXTENSIONS_WITH_VERSION are named `name`; *version gets
+ * the version of the last one (untouched when none). */
+size_t kiln_test_extension_entries(cl_device_id device, const char *name, cl_version *version);
+
 #endif

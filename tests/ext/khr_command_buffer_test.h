@@ -11,6 +11,7 @@
 
 #include "kiln_test.h"
 #include "kiln_test_gates.h"
+#include "kiln_test_objects.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,18 @@ static inline int kcb_setup(void **state) {
   return 0;
 }
 
+/* Shared object helpers (kiln_test_objects.h) under this suite's prefix. */
+#define kcb_queue kiln_test_queue
+#define kcb_buffer kiln_test_buffer
+#define kcb_program kiln_test_program
+#define kcb_kernel kiln_test_kernel
+#define kcb_arg_mem kiln_test_arg_mem
+#define kcb_arg_int kiln_test_arg_int
+#define kcb_event_status kiln_test_event_status
+#define kcb_read kiln_test_read
+#define kcb_write kiln_test_write
+#define kcb_expect_ints kiln_test_expect_ints
+
 /* ---- objects ---- */
 
 static inline cl_command_buffer_khr kcb_create(cl_command_queue queue, cl_command_buffer_flags_khr flags) {
@@ -81,14 +94,6 @@ static inline cl_uint kcb_refcount(cl_command_buffer_khr cb) {
   return refs;
 }
 
-static inline cl_command_queue kcb_queue(cl_context context, cl_device_id device, cl_command_queue_properties props) {
-  cl_queue_properties properties[] = {CL_QUEUE_PROPERTIES, props, 0};
-  cl_int err = CL_INVALID_VALUE;
-  cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, props ? properties : NULL, &err);
-  assert_cl_success(err);
-  return queue;
-}
-
 static inline cl_context kcb_context(cl_device_id device) {
   cl_int err = CL_INVALID_VALUE;
   cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
@@ -96,66 +101,11 @@ static inline cl_context kcb_context(cl_device_id device) {
   return context;
 }
 
-static inline cl_mem kcb_buffer(cl_context context, size_t size) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, size, NULL, &err);
-  assert_cl_success(err);
-  return buffer;
-}
-
 /* User events a failed test cannot leave closed (kiln_test_gates.h). */
 static inline cl_event kcb_user_event(cl_context context) { return kiln_test_gate_new(context); }
 #define KCB_TEST(f) KILN_GATED_TEST(f)
 
-static inline cl_int kcb_event_status(cl_event event) {
-  cl_int status = 99;
-  assert_cl_success(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
-  return status;
-}
-
-static inline cl_program kcb_program(cl_context context, cl_device_id device, const char *source, const char *options) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
-  assert_cl_success(err);
-  err = clBuildProgram(program, 1, &device, options, NULL, NULL);
-  if (err != CL_SUCCESS) {
-    char log[4096] = {0};
-    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-    fail_msg("clBuildProgram: %d\n%s", err, log);
-  }
-  return program;
-}
-
-static inline cl_kernel kcb_kernel(cl_program program, const char *name) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_kernel kernel = clCreateKernel(program, name, &err);
-  assert_cl_success(err);
-  return kernel;
-}
-
-static inline void kcb_arg_mem(cl_kernel kernel, cl_uint index, cl_mem mem) {
-  assert_cl_success(clSetKernelArg(kernel, index, sizeof mem, &mem));
-}
-
-static inline void kcb_arg_int(cl_kernel kernel, cl_uint index, cl_int value) {
-  assert_cl_success(clSetKernelArg(kernel, index, sizeof value, &value));
-}
-
 /* ---- data ---- */
-
-static inline void kcb_read(cl_command_queue queue, cl_mem buffer, size_t size, void *out) {
-  assert_cl_success(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, size, out, 0, NULL, NULL));
-}
-
-static inline void kcb_write(cl_command_queue queue, cl_mem buffer, size_t size, const void *data) {
-  assert_cl_success(clEnqueueWriteBuffer(queue, buffer, CL_TRUE, 0, size, data, 0, NULL, NULL));
-}
-
-/* Fails with the first index where `got` differs from `want`. */
-static inline void kcb_expect_ints(const cl_int *want, const cl_int *got, size_t count, const char *what) {
-  for (size_t i = 0; i < count; i++)
-    if (want[i] != got[i]) fail_msg("%s: element %zu is %d, expected %d", what, i, got[i], want[i]);
-}
 
 /* A reproducible pseudo-random sequence (xorshift32), so a failure can be replayed. */
 static inline cl_uint kcb_random(cl_uint *state) {

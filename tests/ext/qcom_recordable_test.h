@@ -12,6 +12,7 @@
 
 #include "kiln_test.h"
 #include "kiln_test_gates.h"
+#include "kiln_test_objects.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,16 +55,19 @@ static inline int qrq_setup(void **state) {
   return 0;
 }
 
-/* ---- queues and recordings ---- */
+/* Shared object helpers (kiln_test_objects.h) under this suite's prefix. */
+#define qrq_queue kiln_test_queue
+#define qrq_buffer kiln_test_buffer
+#define qrq_program kiln_test_program
+#define qrq_kernel kiln_test_kernel
+#define qrq_arg_mem kiln_test_arg_mem
+#define qrq_arg_int kiln_test_arg_int
+#define qrq_event_status kiln_test_event_status
+#define qrq_read kiln_test_read
+#define qrq_write kiln_test_write
+#define qrq_expect_ints kiln_test_expect_ints
 
-static inline cl_command_queue qrq_queue(cl_context context, cl_device_id device, cl_command_queue_properties props) {
-  cl_queue_properties properties[] = {CL_QUEUE_PROPERTIES, props, 0};
-  cl_int err = CL_INVALID_VALUE;
-  cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, props ? properties : NULL, &err);
-  assert_cl_success(err);
-  assert_non_null(queue);
-  return queue;
-}
+/* ---- queues and recordings ---- */
 
 static inline cl_command_queue qrq_recordable_queue(struct kiln_test_env *env) {
   return qrq_queue(env->context, env->device, CL_QUEUE_RECORDABLE_QCOM);
@@ -105,49 +109,6 @@ static inline cl_array_arg_qcom qrq_arg(cl_uint dispatch, cl_uint index, size_t 
 
 /* ---- programs, kernels, buffers ---- */
 
-static inline cl_program qrq_program(cl_context context, cl_device_id device, const char *source, const char *options) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
-  assert_cl_success(err);
-  err = clBuildProgram(program, 1, &device, options, NULL, NULL);
-  if (err != CL_SUCCESS) {
-    char log[4096] = {0};
-    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-    fail_msg("clBuildProgram: %d\n%s", err, log);
-  }
-  return program;
-}
-
-static inline cl_kernel qrq_kernel(cl_program program, const char *name) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_kernel kernel = clCreateKernel(program, name, &err);
-  assert_cl_success(err);
-  return kernel;
-}
-
-static inline void qrq_arg_mem(cl_kernel kernel, cl_uint index, cl_mem mem) {
-  assert_cl_success(clSetKernelArg(kernel, index, sizeof mem, &mem));
-}
-
-static inline void qrq_arg_int(cl_kernel kernel, cl_uint index, cl_int value) {
-  assert_cl_success(clSetKernelArg(kernel, index, sizeof value, &value));
-}
-
-static inline cl_mem qrq_buffer(cl_context context, size_t size) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, size, NULL, &err);
-  assert_cl_success(err);
-  return buffer;
-}
-
-static inline void qrq_read(cl_command_queue queue, cl_mem buffer, size_t size, void *out) {
-  assert_cl_success(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, size, out, 0, NULL, NULL));
-}
-
-static inline void qrq_write(cl_command_queue queue, cl_mem buffer, size_t size, const void *data) {
-  assert_cl_success(clEnqueueWriteBuffer(queue, buffer, CL_TRUE, 0, size, data, 0, NULL, NULL));
-}
-
 /* Sets `count` ints of `buffer` to `value` (blocking). */
 static inline void qrq_fill(cl_command_queue queue, cl_mem buffer, size_t count, cl_int value) {
   assert_cl_success(clEnqueueFillBuffer(queue, buffer, &value, sizeof value, 0, count * sizeof value, 0, NULL, NULL));
@@ -159,12 +120,6 @@ static inline cl_mem qrq_buffer_filled(cl_command_queue queue, cl_context contex
   cl_mem buffer = qrq_buffer(context, count * sizeof(cl_int));
   qrq_fill(queue, buffer, count, value);
   return buffer;
-}
-
-/* Fails with the first index where `got` differs from `want`. */
-static inline void qrq_expect_ints(const cl_int *want, const cl_int *got, size_t count, const char *what) {
-  for (size_t i = 0; i < count; i++)
-    if (want[i] != got[i]) fail_msg("%s: element %zu is %d, expected %d", what, i, got[i], want[i]);
 }
 
 /* Reads `count` ints of `buffer` and fails unless every one is `value`. */
@@ -194,12 +149,6 @@ static inline void qrq_random_ints(cl_uint seed, cl_int *out, size_t count, cl_i
 }
 
 /* ---- events ---- */
-
-static inline cl_int qrq_event_status(cl_event event) {
-  cl_int status = 99;
-  assert_cl_success(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
-  return status;
-}
 
 /* User events a failed test cannot leave closed (kiln_test_gates.h). */
 static inline cl_event qrq_user_event(cl_context context) { return kiln_test_gate_new(context); }

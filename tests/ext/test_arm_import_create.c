@@ -17,24 +17,8 @@
 
 /* ---- extension strings ---- */
 
-static bool has_word(const char *list, const char *word) {
-  size_t n = strlen(word);
-  for (const char *p = strstr(list, word); p; p = strstr(p + 1, word))
-    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
-  return false;
-}
-
 static void test_extensions_reported(void **state) {
   struct kiln_test_env *env = *state;
-  size_t size = 0;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size));
-  char *list = malloc(size);
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_EXTENSIONS, size, list, NULL));
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_EXTENSIONS_WITH_VERSION, 0, NULL, &size));
-  size_t count = size / sizeof(cl_name_version);
-  cl_name_version *versions = malloc(size);
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_EXTENSIONS_WITH_VERSION, size, versions, NULL));
-
   bool dma = aim_system_has_dma_buf();
   const struct {
     const char *name;
@@ -45,21 +29,16 @@ static void test_extensions_reported(void **state) {
                {"cl_arm_import_memory_protected", false},
                {"cl_arm_import_memory_android_hardware_buffer", false}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    if (has_word(list, names[i].name) != names[i].expected)
+    if (kiln_test_extension_listed(env->device, names[i].name) != names[i].expected)
       fail_msg("CL_DEVICE_EXTENSIONS %s %s", names[i].expected ? "lacks" : "reports", names[i].name);
-    size_t found = 0;
-    for (size_t j = 0; j < count; j++) {
-      if (strcmp(versions[j].name, names[i].name) != 0) continue;
-      found++;
-      if (versions[j].version != CL_MAKE_VERSION(1, 0, 0))
-        fail_msg("%s reported with version 0x%x, expected 1.0.0", names[i].name, versions[j].version);
-    }
+    cl_version version = CL_MAKE_VERSION(1, 0, 0);
+    size_t found = kiln_test_extension_entries(env->device, names[i].name, &version);
     if (found != (names[i].expected ? 1u : 0u))
       fail_msg("CL_DEVICE_EXTENSIONS_WITH_VERSION lists %s %zu times, expected %d", names[i].name, found,
                names[i].expected);
+    if (version != CL_MAKE_VERSION(1, 0, 0))
+      fail_msg("%s reported with version 0x%x, expected 1.0.0", names[i].name, version);
   }
-  free(list);
-  free(versions);
 }
 
 static void test_function_address(void **state) {

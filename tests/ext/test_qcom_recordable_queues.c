@@ -97,30 +97,9 @@ static void test_header_types(void **state) {
 
 static void test_extension_advertised(void **state) {
   struct kiln_test_env *env = *state;
-  size_t size = 0;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size));
-  char *extensions = calloc(size + 2, 1);
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_EXTENSIONS, size, extensions + 1, NULL));
-  extensions[0] = ' ';
-  extensions[strlen(extensions)] = ' ';
-  bool listed = strstr(extensions, " cl_qcom_recordable_queues ") != NULL;
-  free(extensions);
-  assert_true(listed);
-
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_EXTENSIONS_WITH_VERSION, 0, NULL, &size));
-  assert_int_equal(0, size % sizeof(cl_name_version));
-  size_t count = size / sizeof(cl_name_version);
-  cl_name_version *versions = calloc(count, sizeof *versions);
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_EXTENSIONS_WITH_VERSION, size, versions, NULL));
-  int found = 0;
+  assert_true(kiln_test_extension_listed(env->device, "cl_qcom_recordable_queues"));
   cl_version version = 0;
-  for (size_t i = 0; i < count; i++)
-    if (strcmp(versions[i].name, "cl_qcom_recordable_queues") == 0) {
-      found++;
-      version = versions[i].version;
-    }
-  free(versions);
-  assert_int_equal(1, found);
+  assert_int_equal(1, kiln_test_extension_entries(env->device, "cl_qcom_recordable_queues", &version));
   assert_int_equal(CL_MAKE_VERSION(1, 0, 0), version);
 }
 
