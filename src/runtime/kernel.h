@@ -65,6 +65,12 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
 struct kiln_ndrange_launch;
 const struct kiln_ndrange_launch *kiln_ndrange_command_launch(struct kiln_command *command);
 
+/* Writes the KILN_TRACE=sched line of one executed NDRange: its kernel, work-groups, batch
+ * size, batches, how many threads ran batches and the compute-unit limit it ran under. */
+struct kiln_worker_limit;
+void kiln_ndrange_trace(const struct kiln_ndrange_launch *launch, unsigned threads,
+                        const struct kiln_worker_limit *limit);
+
 /* CL_KERNEL_WORK_GROUP_SIZE and the device limits NDRange checks use. */
 size_t kiln_kernel_max_work_group_size(cl_kernel kernel);
 struct kiln_device_limits {

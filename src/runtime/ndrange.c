@@ -9,6 +9,7 @@
 #include "runtime/memory.h"
 #include "runtime/program.h"
 #include "runtime/queue.h"
+#include "runtime/trace.h"
 
 #include "device/cpu/ndrange_executor.h"
 
@@ -198,9 +199,14 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
     range->local_size[d] = used ? local[d] : 1;
     range->num_groups[d] = (range->global_size[d] + range->local_size[d] - 1) / range->local_size[d];
   }
-  uint64_t batch_groups = 0;
-  kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, &batch_groups);
-  size_t batches = kiln_ndrange_plan(launch, batch_groups);
+  launch->kernel_name = kernel->desc->name;
+  /* cl_arm_scheduling_controls' hints (validated by src/ext/arm_sched/), as set now. */
+  struct kiln_batch_hint hint = {0, 0};
+  uint64_t modifier = 0;
+  kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, &hint.groups);
+  if (kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM, &modifier))
+    hint.modifier = (int64_t)modifier;
+  size_t batches = kiln_ndrange_plan(launch, &hint);
   if (uses_printf) kiln_printf_buffer_init(launch->printf_buffer, KILN_PRINTF_BUFFER_SIZE, batches);
   kiln_command_set_batches(command, batches, run_batch);
   return kiln_command_sink_take(sink, command, CL_FALSE);
@@ -209,6 +215,15 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
 const struct kiln_ndrange_launch *kiln_ndrange_command_launch(struct kiln_command *command) {
   size_t batches;
   return kiln_command_batch_function(command, &batches) == run_batch ? kiln_command_payload(command) : NULL;
+}
+
+void kiln_ndrange_trace(const struct kiln_ndrange_launch *launch, unsigned threads,
+                        const struct kiln_worker_limit *limit) {
+  kiln_trace(KILN_TRACE_SCHED, "ndrange kernel=%s groups=%llu batch_size=%llu batches=%llu workers=%u cu_limit=%u",
+             launch->kernel_name, (unsigned long long)launch->total_groups,
+             (unsigned long long)launch->groups_per_batch,
+             (unsigned long long)((launch->total_groups + launch->groups_per_batch - 1) / launch->groups_per_batch),
+             threads, limit ? limit->max : 0u);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel,

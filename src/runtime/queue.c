@@ -46,6 +46,8 @@ static cl_command_queue queue_create(cl_context context, cl_device_id device, co
   kiln_object_retain(&context->obj);
   queue->device = device;
   queue->config = *cfg;
+  atomic_init(&queue->worker_limit.active, 0);
+  queue->worker_limit.max = cfg->scheduling.compute_unit_limit;
   queue->properties_array = array;
   queue->properties_array_count = properties_count;
   pthread_mutex_init(&queue->lock, NULL);

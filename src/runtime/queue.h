@@ -5,6 +5,7 @@
 #ifndef KILN_RUNTIME_QUEUE_H
 #define KILN_RUNTIME_QUEUE_H
 
+#include "device/cpu/worker_pool.h"
 #include "runtime/command.h"
 
 #include <pthread.h>
@@ -12,8 +13,17 @@
 /* Property values the core parser did not know but an extension parser accepted. */
 #define KILN_QUEUE_EXT_PROPERTIES_MAX 8
 
+/* How the scheduler treats a queue's commands; all zero is the default. Extension parsers
+ * (cl_arm_scheduling_controls) set them; the scheduler and clFlush act on them. */
+struct kiln_queue_scheduling {
+  unsigned compute_unit_limit; /* at most this many threads run the queue's kernels at once; 0: none */
+  bool no_kernel_batching;     /* each command wakes workers once ready, instead of at the next flush */
+  bool flush_in_caller;        /* clFlush runs queued work in the calling thread */
+};
+
 struct kiln_queue_config {
   cl_command_queue_properties properties;        /* CL_QUEUE_PROPERTIES bits the core knows */
+  struct kiln_queue_scheduling scheduling;
   cl_command_queue_properties ext_property_bits; /* CL_QUEUE_PROPERTIES bits an extension accepted */
   unsigned ext_count;
   cl_queue_properties ext_names[KILN_QUEUE_EXT_PROPERTIES_MAX];
@@ -69,6 +79,7 @@ struct _cl_command_queue {
   cl_context context;                 /* internal reference */
   cl_device_id device;
   struct kiln_queue_config config;
+  struct kiln_worker_limit worker_limit; /* config.scheduling.compute_unit_limit places */
   cl_queue_properties *properties_array; /* as given incl. terminator; NULL when none */
   size_t properties_array_count;
 
@@ -76,6 +87,11 @@ struct _cl_command_queue {
   struct _cl_event *head, *tail;      /* incomplete commands in enqueue order */
   struct _cl_event *last_barrier;     /* incomplete barrier later commands wait for */
 };
+
+/* The limit the queue's kernels share, or NULL when it has none. */
+static inline struct kiln_worker_limit *kiln_queue_worker_limit(cl_command_queue queue) {
+  return queue->config.scheduling.compute_unit_limit ? &queue->worker_limit : NULL;
+}
 
 static inline bool kiln_queue_is_out_of_order(cl_command_queue queue) {
   return (queue->config.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;

@@ -54,8 +54,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_
 
 CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
-  /* Commands are handed to the pool when their dependencies resolve; a lone one-batch
-   * job may still wait for its worker's wake-up. */
+  /* Commands are handed to the pool when their dependencies resolve; with kernel batching
+   * their workers' wake-up waits for this flush. Without deferred flush
+   * (CL_QUEUE_DEFERRED_FLUSH_ARM = CL_FALSE) this thread runs what it can claim itself. */
+  if (command_queue->config.scheduling.flush_in_caller) kiln_worker_pool_help();
   kiln_worker_pool_flush();
   return CL_SUCCESS;
 }

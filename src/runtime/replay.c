@@ -4,7 +4,10 @@
 #include "device/cpu/ndrange_executor.h"
 #include "device/cpu/printf_buffer.h"
 #include "device/cpu/worker_pool.h"
+#include "runtime/event.h"
 #include "runtime/kernel.h"
+#include "runtime/queue.h"
+#include "runtime/trace.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -64,19 +67,24 @@ static void shared_step_done(struct kiln_job *job) {
   atomic_store_explicit(&((struct shared_step *)job)->done, true, memory_order_release);
 }
 
-static cl_int run_shared(const struct step_execution *execution, unsigned worker_id) {
+/* `limit`: the one the executing thread holds a place of (its queue's), or NULL. */
+static cl_int run_shared(const struct step_execution *execution, unsigned worker_id, struct kiln_worker_limit *limit,
+                         unsigned *threads) {
   struct shared_step shared = {.execution = execution};
   atomic_init(&shared.status, CL_SUCCESS);
   atomic_init(&shared.done, false);
   kiln_job_init(&shared.job, shared_step_run, shared_step_done, execution->step->batch_count);
+  shared.job.limit = limit;
   kiln_worker_pool_run(&shared.job, worker_id);
   /* The batches left were claimed by running threads: they finish within a batch's time. */
   for (unsigned spins = 0; !atomic_load_explicit(&shared.done, memory_order_acquire); spins++)
     if (spins > 1000) sched_yield();
+  *threads = atomic_load(&shared.job.threads);
   return atomic_load(&shared.status);
 }
 
-cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsigned worker_id) {
+cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsigned worker_id,
+                       struct kiln_worker_limit *limit) {
   for (size_t i = 0; i < count; i++) {
     const struct kiln_replay_step *step = &steps[i];
     if (step->run) {
@@ -93,8 +101,12 @@ cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsig
       launch.printf_buffer = &output;
       execution.launch = &launch;
     }
-    cl_int status = step->batch_count == 1 ? run_step_batch(&execution, 0, worker_id) : run_shared(&execution, worker_id);
+    unsigned threads = 1;
+    cl_int status = step->batch_count == 1 ? run_step_batch(&execution, 0, worker_id)
+                                           : run_shared(&execution, worker_id, limit, &threads);
     if (status < 0) return status;
+    const struct kiln_ndrange_launch *traced = kiln_ndrange_command_launch(step->command);
+    if (traced && kiln_trace_enabled(KILN_TRACE_SCHED)) kiln_ndrange_trace(traced, threads, limit);
   }
   return CL_SUCCESS;
 }
@@ -102,7 +114,8 @@ cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsig
 static cl_int run_execution(struct kiln_command *command, size_t batch, unsigned worker_id) {
   (void)batch;
   const struct kiln_replay_execution *execution = kiln_command_payload(command);
-  return kiln_replay_run(execution->steps, execution->step_count, worker_id);
+  return kiln_replay_run(execution->steps, execution->step_count, worker_id,
+                         kiln_queue_worker_limit(KILN_COMMAND_EVENT(command)->queue));
 }
 
 static void execution_complete(struct kiln_command *command, cl_int status) {

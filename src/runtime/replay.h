@@ -25,10 +25,13 @@ struct kiln_replay_step *kiln_replay_steps_new(struct kiln_command *const *comma
                                                size_t *step_count);
 
 /* Runs `count` steps in order on the calling thread, which runs a job batch as
- * `worker_id`: one-batch steps in place, multi-batch steps shared with the workers (each
- * finished before the next starts); a kernel that calls printf gets a printf buffer of its
- * own for this run. Stops at the first negative status and returns it. */
-cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsigned worker_id);
+ * `worker_id` holding a place of `limit` (the executing queue's compute-unit limit; NULL:
+ * none): one-batch steps in place, multi-batch steps shared with the workers under the
+ * same limit (each finished before the next starts); a kernel that calls printf gets a
+ * printf buffer of its own for this run. Stops at the first negative status and returns it. */
+struct kiln_worker_limit;
+cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsigned worker_id,
+                       struct kiln_worker_limit *limit);
 
 /* What an execution runs and who is told when it ends: `steps` must stay valid until
  * `complete(owner)` is called. */

@@ -4,11 +4,20 @@
  * thread go on a per-thread list, so long chains of markers do not recurse. */
 #include "runtime/scheduler.h"
 
+#include "runtime/kernel.h"
 #include "runtime/platform.h"
+#include "runtime/queue.h"
+#include "runtime/trace.h"
 
 static _Thread_local cl_event ready_head, ready_tail;
 static _Thread_local bool draining;
 static _Thread_local bool enqueueing; /* inside kiln_scheduler_submit */
+
+/* Kernel batching (the default; CL_QUEUE_KERNEL_BATCHING_ARM): work the application's
+ * thread enqueues waits for its next flush or wait before workers are woken for it. */
+static bool defer_wake(cl_event event) {
+  return enqueueing && event->queue && !event->queue->config.scheduling.no_kernel_batching;
+}
 
 /* Runs the command and completes it; `drop_reference` drops the execution reference it
  * was created with. */
@@ -48,6 +57,10 @@ static void batch_job_run(struct kiln_job *job, size_t batch, unsigned worker_id
 static void batch_job_done(struct kiln_job *job) {
   cl_event event = event_of_job(job);
   if (event->profiling) event->time_end = kiln_time_now_ns();
+  /* Before completion, so that a thread woken by it finds the line written. */
+  const struct kiln_ndrange_launch *launch = kiln_ndrange_command_launch(KILN_EVENT_COMMAND(event));
+  if (launch && kiln_trace_enabled(KILN_TRACE_SCHED))
+    kiln_ndrange_trace(launch, atomic_load(&job->threads), job->limit);
   cl_int status = atomic_load(&event->batch_status);
   kiln_event_complete(event, status < 0 ? status : CL_COMPLETE, true);
 }
@@ -58,7 +71,8 @@ static void submit_batches(cl_event event) {
   if (event->profiling) event->time_start = kiln_time_now_ns();
   kiln_event_set_status(event, CL_RUNNING);
   kiln_job_init(&event->job, batch_job_run, batch_job_done, event->batch_count);
-  kiln_worker_pool_submit(&event->job, enqueueing);
+  event->job.limit = kiln_queue_worker_limit(event->queue);
+  kiln_worker_pool_submit(&event->job, defer_wake(event));
 }
 
 static void process(cl_event event, bool inline_run) {
@@ -70,7 +84,7 @@ static void process(cl_event event, bool inline_run) {
     command_execute(event, true);
   } else {
     kiln_job_init(&event->job, job_run, job_done, 1);
-    kiln_worker_pool_submit(&event->job, enqueueing);
+    kiln_worker_pool_submit(&event->job, defer_wake(event));
   }
 }
 

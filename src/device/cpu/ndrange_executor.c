@@ -25,11 +25,11 @@ static void blocks_init(void) {
   blocks = calloc(block_count, sizeof *blocks);
 }
 
-size_t kiln_ndrange_plan(struct kiln_ndrange_launch *launch, uint64_t batch_groups) {
+size_t kiln_ndrange_plan(struct kiln_ndrange_launch *launch, const struct kiln_batch_hint *hint) {
   const struct kiln_ndrange *r = &launch->range;
   uint64_t groups = r->num_groups[0] * r->num_groups[1] * r->num_groups[2];
   launch->total_groups = groups;
-  uint64_t per_batch = batch_groups;
+  uint64_t per_batch = hint->groups;
   if (per_batch == 0) {
     uint64_t items = r->global_size[0] * r->global_size[1] * r->global_size[2];
     uint64_t target = (uint64_t)kiln_worker_pool_size() * BATCHES_PER_WORKER;
@@ -37,6 +37,16 @@ size_t kiln_ndrange_plan(struct kiln_ndrange_launch *launch, uint64_t batch_grou
     per_batch = (groups + target - 1) / target;
   }
   if (per_batch == 0) per_batch = 1;
+  /* The modifier saturates: a batch has at least one group ("rounded up to the next
+   * usable value") and at most all of them. */
+  if (hint->modifier < 0) {
+    uint64_t decrease = (uint64_t)-(hint->modifier + 1) + 1; /* no overflow at INT64_MIN */
+    per_batch = decrease >= per_batch ? 1 : per_batch - decrease;
+  } else {
+    uint64_t increase = (uint64_t)hint->modifier;
+    per_batch = increase > UINT64_MAX - per_batch ? UINT64_MAX : per_batch + increase;
+  }
+  if (per_batch > groups) per_batch = groups ? groups : 1;
   launch->groups_per_batch = per_batch;
   return (size_t)((groups + per_batch - 1) / per_batch);
 }

@@ -18,13 +18,21 @@ struct kiln_ndrange_launch {
   uint64_t total_groups;
   uint64_t groups_per_batch;
   struct kiln_printf_buffer *printf_buffer; /* kernels that call printf; else NULL */
+  const char *kernel_name;     /* for traces; the command holds the kernel */
+};
+
+/* Scheduling hints of a launch (cl_arm_scheduling_controls' work-group batch size and its
+ * modifier). All zero: the executor's own choice. */
+struct kiln_batch_hint {
+  uint64_t groups;             /* work-groups per batch; 0: the executor picks */
+  int64_t modifier;            /* added to the groups per batch, picked or given */
 };
 
 /* Fills total_groups and groups_per_batch for `launch->range` and returns the number of
- * batches (>= 1). `batch_groups` > 0 forces the groups per batch (a scheduling hint such
- * as CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM); 0 picks a default: a few batches per
- * worker so that the dynamic claiming evens out uneven groups, one batch for tiny ranges. */
-size_t kiln_ndrange_plan(struct kiln_ndrange_launch *launch, uint64_t batch_groups);
+ * batches (>= 1). The groups per batch are the hint's, or when it gives none a default: a
+ * few batches per worker so that the dynamic claiming evens out uneven groups, one batch
+ * for tiny ranges; plus the hint's modifier; at least 1, at most the work-groups. */
+size_t kiln_ndrange_plan(struct kiln_ndrange_launch *launch, const struct kiln_batch_hint *hint);
 
 /* Runs batch `batch` on the thread with pool id `worker_id`. Returns false when the
  * worker's local memory could not be allocated (nothing ran). With a printf buffer (set up

@@ -25,7 +25,7 @@ static struct kiln_job *jobs_head, *jobs_tail;
 static atomic_uint jobs_queued;   /* jobs in the list, read without the lock by spinners */
 static atomic_uint wake_seq;      /* futex word idle workers sleep on */
 static atomic_uint sleepers;
-static atomic_bool wake_deferred; /* a queued job waits for kiln_worker_pool_flush */
+static atomic_size_t deferred_batches; /* batches of queued jobs whose wake-up was deferred */
 static _Thread_local bool takes_jobs; /* a worker, or a thread helping: it takes queued jobs next */
 static atomic_bool shutting_down;
 static atomic_uint helper_slots;  /* bitmask of helper ids in use */
@@ -50,11 +50,30 @@ static void job_release(struct kiln_job *job) {
   if (atomic_fetch_sub_explicit(&job->holds, 1, memory_order_acq_rel) == 1) job->done(job);
 }
 
-/* Takes a hold on the first queued job, or returns NULL. */
+static bool limit_enter(struct kiln_worker_limit *limit) {
+  if (!limit) return true;
+  unsigned active = atomic_load_explicit(&limit->active, memory_order_relaxed);
+  do {
+    if (active >= limit->max) return false;
+  } while (!atomic_compare_exchange_weak(&limit->active, &active, active + 1));
+  return true;
+}
+
+/* A thread left a limited job: a sleeping worker may now take a place in a queued one. */
+static void limit_leave(struct kiln_worker_limit *limit) {
+  atomic_fetch_sub(&limit->active, 1);
+  if (atomic_load(&jobs_queued) == 0) return;
+  atomic_fetch_add(&wake_seq, 1);
+  if (atomic_load(&sleepers) > 0) futex_wake(&wake_seq, 1);
+}
+
+/* Takes a hold on the first queued job whose limit has a free place (taking the place),
+ * or returns NULL. */
 static struct kiln_job *job_take(void) {
   if (atomic_load_explicit(&jobs_queued, memory_order_acquire) == 0) return NULL;
   pthread_mutex_lock(&pool_lock);
   struct kiln_job *job = jobs_head;
+  while (job && !limit_enter(job->limit)) job = job->next;
   if (job) atomic_fetch_add_explicit(&job->holds, 1, memory_order_relaxed);
   pthread_mutex_unlock(&pool_lock);
   return job;
@@ -76,8 +95,9 @@ static void job_unqueue(struct kiln_job *job) {
   pthread_mutex_unlock(&pool_lock);
 }
 
-/* Runs batches of a held job until none is left to claim; drops the hold. */
-static bool job_work(struct kiln_job *job, unsigned worker_id) {
+/* Runs batches of a held job until none is left to claim; gives its place back when
+ * `leave_limit` and drops the hold. */
+static bool job_work(struct kiln_job *job, unsigned worker_id, bool leave_limit) {
   bool ran = false;
   size_t batch;
   while ((batch = atomic_fetch_add_explicit(&job->next_batch, 1, memory_order_relaxed)) < job->batch_count) {
@@ -87,6 +107,8 @@ static bool job_work(struct kiln_job *job, unsigned worker_id) {
     if (atomic_fetch_add_explicit(&job->batches_done, 1, memory_order_acq_rel) + 1 == job->batch_count)
       job_release(job); /* the batches' hold */
   }
+  if (ran) atomic_fetch_add_explicit(&job->threads, 1, memory_order_relaxed);
+  if (leave_limit && job->limit) limit_leave(job->limit);
   job_release(job);
   return ran;
 }
@@ -97,18 +119,21 @@ static void *worker_main(void *arg) {
   kiln_cpu_topology_bind_thread(id % topology->core_count);
   takes_jobs = true;
   while (!atomic_load(&shutting_down)) {
+    /* Read before looking: a job submitted, or a limit place given back, after the look
+     * changes it, and the futex wait then returns at once. */
+    unsigned seq = atomic_load(&wake_seq);
     struct kiln_job *job = job_take();
     if (job) {
-      job_work(job, id);
+      job_work(job, id, true);
       continue;
     }
-    unsigned seq = atomic_load(&wake_seq);
     uint64_t spin_end = now_ns() + IDLE_SPIN_NS;
-    bool found = false;
-    while (!found && now_ns() < spin_end) found = atomic_load_explicit(&jobs_queued, memory_order_acquire) != 0;
-    if (found) continue;
+    bool changed = false;
+    while (!changed && now_ns() < spin_end) changed = atomic_load(&wake_seq) != seq;
+    if (changed) continue;
+    /* Queued jobs whose limits are full do not keep a worker awake. */
     atomic_fetch_add(&sleepers, 1);
-    if (atomic_load(&jobs_queued) == 0 && !atomic_load(&shutting_down)) futex_wait(&wake_seq, seq);
+    if (!atomic_load(&shutting_down)) futex_wait(&wake_seq, seq);
     atomic_fetch_sub(&sleepers, 1);
   }
   return NULL;
@@ -140,7 +165,7 @@ unsigned kiln_worker_pool_size(void) {
 
 unsigned kiln_worker_pool_id_count(void) { return kiln_worker_pool_size() + HELPER_SLOTS; }
 
-void kiln_worker_pool_submit(struct kiln_job *job, bool caller_flushes) {
+void kiln_worker_pool_submit(struct kiln_job *job, bool defer_wake) {
   pool_ensure_started();
   /* Read before the job is published: once queued it may run, complete and be freed. */
   size_t batches = job->batch_count;
@@ -148,36 +173,43 @@ void kiln_worker_pool_submit(struct kiln_job *job, bool caller_flushes) {
   job->next = NULL;
   job->queued = true;
   /* Waking a worker costs a futex call and an inter-processor interrupt, several times
-   * the run time of a one-batch job. Such a job alone does not wake one when the
-   * submitting thread takes queued jobs itself next (a worker, a helping waiter) or is
-   * enqueueing it (the application's next wait runs it; clFlush or an event query wakes
-   * a worker, as OpenCL's flush rules allow and as Arm's kernel batching does by
-   * default). Work for more than one thread, and jobs made ready elsewhere (a user
-   * event set by another thread), wake workers at once. The flag is set before the job
-   * is counted, so a thread that sees the job and then flushes also sees the flag. */
-  bool lone = batches == 1 && jobs_head == NULL && (caller_flushes || takes_jobs);
-  if (lone) atomic_store(&wake_deferred, true);
+   * the run time of a small job. A lone one-batch job submitted by a thread that takes
+   * queued jobs itself next (a worker, a helping waiter) needs no wake-up. Work an
+   * application thread enqueues with kernel batching waits for the application's flush
+   * or wait (OpenCL's flush rules allow it; Arm's kernel batching does the same): the
+   * waiting thread hands what exceeds one batch to the workers and runs the rest itself.
+   * Jobs made ready elsewhere (a user event set by another thread) wake workers at once.
+   * The deferred count grows before the job is counted, so a thread that sees the job and
+   * then flushes also sees the count. */
+  bool self_served = batches == 1 && jobs_head == NULL && takes_jobs;
+  bool deferred = defer_wake && !self_served;
+  if (deferred) atomic_fetch_add(&deferred_batches, batches);
   if (jobs_tail) jobs_tail->next = job;
   else jobs_head = job;
   jobs_tail = job;
   size_t queued = atomic_fetch_add_explicit(&jobs_queued, 1, memory_order_release) + 1;
   pthread_mutex_unlock(&pool_lock);
   atomic_fetch_add(&wake_seq, 1);
-  if (lone || atomic_load(&sleepers) == 0) return;
-  atomic_store(&wake_deferred, false); /* the wake-up below covers every queued job */
+  if (self_served || deferred || atomic_load(&sleepers) == 0) return;
   size_t wake = batches > queued ? batches : queued;
   futex_wake(&wake_seq, (int)(wake < worker_count ? wake : worker_count));
 }
 
-void kiln_worker_pool_flush(void) {
-  if (!atomic_load_explicit(&wake_deferred, memory_order_relaxed) || !atomic_exchange(&wake_deferred, false)) return;
-  if (atomic_load(&jobs_queued) > 0 && atomic_load(&sleepers) > 0) futex_wake(&wake_seq, 1);
+/* Wakes workers for the deferred batches beyond the `keep` the calling thread runs itself. */
+static void wake_deferred(size_t keep) {
+  if (atomic_load_explicit(&deferred_batches, memory_order_relaxed) == 0) return;
+  size_t batches = atomic_exchange(&deferred_batches, 0);
+  if (batches <= keep || atomic_load(&jobs_queued) == 0 || atomic_load(&sleepers) == 0) return;
+  batches -= keep;
+  futex_wake(&wake_seq, (int)(batches < worker_count ? batches : worker_count));
 }
+
+void kiln_worker_pool_flush(void) { wake_deferred(0); }
 
 void kiln_worker_pool_run(struct kiln_job *job, unsigned worker_id) {
   atomic_fetch_add_explicit(&job->holds, 1, memory_order_relaxed); /* the caller's, dropped by job_work */
   kiln_worker_pool_submit(job, false);
-  job_work(job, worker_id);
+  job_work(job, worker_id, false); /* the caller's place belongs to the job it is running */
 }
 
 bool kiln_worker_pool_help(void) {
@@ -190,7 +222,8 @@ bool kiln_worker_pool_help(void) {
   bool ran = false, was_taking = takes_jobs;
   struct kiln_job *job;
   takes_jobs = true;
-  while ((job = job_take()) != NULL) ran |= job_work(job, worker_count + slot);
+  wake_deferred(1);
+  while ((job = job_take()) != NULL) ran |= job_work(job, worker_count + slot, true);
   takes_jobs = was_taking;
   atomic_fetch_and(&helper_slots, ~(1u << slot));
   return ran;

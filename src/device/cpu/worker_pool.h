@@ -2,8 +2,10 @@
  * started lazily, each pinned to its core. A job is cut into batches; workers (and
  * threads blocked in a wait, which "help") claim batches with an atomic counter, so a
  * job with N batches is spread over up to N threads and each batch runs exactly once.
- * Idle workers sleep on a futex; a lone one-batch job does not wake them before
- * kiln_worker_pool_flush (the enqueueing thread usually runs it itself when it waits). */
+ * Idle workers sleep on a futex. Work an application thread enqueues may leave them asleep
+ * until kiln_worker_pool_flush (kernel batching: the application's next flush or wait hands
+ * it over, and a lone small job is then usually run by the waiting thread itself). Jobs
+ * may share a kiln_worker_limit: at most its `max` threads run their batches at once. */
 #ifndef KILN_DEVICE_CPU_WORKER_POOL_H
 #define KILN_DEVICE_CPU_WORKER_POOL_H
 
@@ -19,10 +21,21 @@ typedef void (*kiln_job_run_fn)(struct kiln_job *job, size_t batch, unsigned wor
  * the job's memory may be reused or freed from here. */
 typedef void (*kiln_job_done_fn)(struct kiln_job *job);
 
+/* A compute-unit limit shared by jobs (a queue's CL_QUEUE_COMPUTE_UNIT_LIMIT_ARM): a thread
+ * takes one of `max` places before it runs batches of such a job and gives it back when
+ * it leaves the job. */
+struct kiln_worker_limit {
+  atomic_uint active;
+  unsigned max;                /* >= 1 */
+};
+
 struct kiln_job {
   kiln_job_run_fn run;
   kiln_job_done_fn done;
   size_t batch_count;          /* >= 1 */
+  struct kiln_worker_limit *limit; /* NULL (kiln_job_init's default): no limit */
+  /* Threads that ran at least one batch; final when `done` runs (scheduling trace). */
+  atomic_uint threads;
   /* Pool-private from here on (kiln_job_init sets them up). */
   atomic_size_t next_batch;
   atomic_uint holds;           /* one for the unfinished batches + one per thread holding the job */
@@ -36,6 +49,8 @@ static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln
   job->run = run;
   job->done = done;
   job->batch_count = batch_count;
+  job->limit = NULL;
+  atomic_init(&job->threads, 0);
   atomic_init(&job->next_batch, 0);
   atomic_init(&job->holds, 1);
   atomic_init(&job->batches_done, 0);
@@ -48,25 +63,29 @@ static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln
 void kiln_worker_pool_configure(unsigned worker_count);
 
 /* Queues `job` (initialized with kiln_job_init) and wakes as many workers as it has
- * batches, except for a lone one-batch job submitted by a worker, a helping thread or a
- * caller that flushes later (`caller_flushes`: an enqueue): its wake-up waits for
- * kiln_worker_pool_flush. Starts the pool on first use. */
-void kiln_worker_pool_submit(struct kiln_job *job, bool caller_flushes);
+ * batches. With `defer_wake` (an application thread enqueueing on a queue with kernel
+ * batching: it flushes or waits later) the wake-up waits for kiln_worker_pool_flush or a
+ * helping thread. A lone one-batch job submitted by a worker or a helping thread wakes
+ * nobody: that thread takes it next. Starts the pool on first use. */
+void kiln_worker_pool_submit(struct kiln_job *job, bool defer_wake);
 
-/* Wakes a worker for a job whose wake-up was deferred. Called by clFlush and the implicit
- * flushes (before a thread sleeps in a wait, event status queries and callbacks, queue
- * release), so queued work always starts. */
+/* Wakes workers for the jobs whose wake-up was deferred. Called by clFlush and the
+ * implicit flushes (before a thread sleeps in a wait, event status queries and callbacks,
+ * queue release), so queued work always starts. */
 void kiln_worker_pool_flush(void);
 
 /* Shares `job` with the workers from a thread that is running a batch itself as
  * `worker_id` (a command-buffer replay running its commands one after another): workers
  * are woken, the caller runs batches too and returns when none is left to claim. Other
  * threads may still be running batches then: the caller waits for its job->done, which
- * is the last access to the job. */
+ * is the last access to the job. A limited job must share the limit of the job the
+ * caller is running: the caller already holds one of its places. */
 void kiln_worker_pool_run(struct kiln_job *job, unsigned worker_id);
 
-/* For a thread about to block: runs batches of queued jobs, if any. Returns true when it
- * ran at least one batch (the caller then re-checks its condition before sleeping). */
+/* For a thread about to block, or flushing in its own thread: hands deferred work beyond
+ * one batch to the workers and runs batches of queued jobs until none is left to claim.
+ * Returns true when it ran at least one batch (a waiter then re-checks its condition
+ * before sleeping). */
 bool kiln_worker_pool_help(void);
 
 /* Worker threads in the pool (starts it). */

@@ -1,0 +1,20 @@
+/* trace.h: opt-in diagnostic logs for users tuning their code. KILN_TRACE names the topics
+ * (comma-separated; "all"), KILN_TRACE_FILE the file lines are appended to (default:
+ * stderr). Both are read once, at the first trace check. Each line is written with one
+ * write() call, so lines of concurrent threads do not interleave. docs/user-guide.md
+ * lists the topics and their line formats. */
+#ifndef KILN_RUNTIME_TRACE_H
+#define KILN_RUNTIME_TRACE_H
+
+#include <stdbool.h>
+
+enum kiln_trace_topic {
+  KILN_TRACE_SCHED = 1u << 0, /* "sched": one line per NDRange executed (docs/arm-scheduling-controls.md) */
+};
+
+bool kiln_trace_enabled(enum kiln_trace_topic topic);
+
+/* Writes "kiln-trace <topic> " + the formatted text + "\n" when `topic` is enabled. */
+void kiln_trace(enum kiln_trace_topic topic, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
