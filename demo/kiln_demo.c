@@ -3,16 +3,20 @@
  * across two queues, runs a kernel with barriers, records a copy / kernel / copy
  * pipeline into a command buffer (cl_khr_command_buffer) that it replays frame after
  * frame, records two kernels on a recordable queue (cl_qcom_recordable_queues) that it
- * replays with an argument and a size changed, and imports a malloc'd array
- * (cl_arm_import_memory) that a kernel updates in place, checking every value it gets
- * back. */
+ * replays with an argument and a size changed, imports a malloc'd array
+ * (cl_arm_import_memory) that a kernel updates in place, and runs one kernel under Arm's
+ * scheduling controls (cl_arm_scheduling_controls: a compute-unit limit, a work-group
+ * batch size), showing Kiln's scheduling trace, checking every value it gets back. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/kiln_command_buffer.h> /* first: 0.9.7 declarations over older system headers */
 #include <CL/cl_ext_qcom.h>
+#include <CL/kiln_arm_scheduling_controls.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define CHECK(call)                                                            \
   do {                                                                         \
@@ -227,7 +231,111 @@ static size_t imported_memory(cl_platform_id platform, cl_device_id device, cl_c
   return wrong;
 }
 
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The demo's trace file (KILN_TRACE=sched, set in main before Kiln loads). */
+static char trace_path[] = "/tmp/kiln_demo_trace_XXXXXX";
+
+static long trace_end(void) {
+  FILE *trace = fopen(trace_path, "r");
+  if (!trace) return 0;
+  fseek(trace, 0, SEEK_END);
+  long end = ftell(trace);
+  fclose(trace);
+  return end;
+}
+
+/* Prints the trace lines written since `offset`. */
+static void print_trace_since(long offset) {
+  FILE *trace = fopen(trace_path, "r");
+  if (!trace) return;
+  fseek(trace, offset, SEEK_SET);
+  char line[512];
+  while (fgets(line, sizeof line, trace)) printf("    %s", line);
+  fclose(trace);
+}
+
+/* cl_arm_scheduling_controls: a compute-bound kernel on a queue limited to one compute
+ * unit, then on an unlimited one with a work-group batch size of 4 set through
+ * clSetKernelExecInfo; the trace shows what the scheduler ran. Returns wrong values. */
+static size_t scheduling_controls(cl_device_id device, cl_context context) {
+  cl_device_scheduling_controls_capabilities_arm controls = 0;
+  CHECK(clGetDeviceInfo(device, CL_DEVICE_SCHEDULING_CONTROLS_CAPABILITIES_ARM, sizeof controls, &controls, NULL));
+  const cl_device_scheduling_controls_capabilities_arm wanted =
+      CL_DEVICE_SCHEDULING_COMPUTE_UNIT_LIMIT_ARM | CL_DEVICE_SCHEDULING_WORKGROUP_BATCH_SIZE_ARM;
+  if ((controls & wanted) != wanted) {
+    fprintf(stderr, "kiln_demo: cl_arm_scheduling_controls missing\n");
+    return 1;
+  }
+  static const char *source = "kernel void hash(global uint *out) { uint x = (uint)get_global_id(0);"
+                              " for (int k = 0; k < 2000; k++) { x = x * 1664525u + 1013904223u; x ^= x >> 13; }"
+                              " out[get_global_id(0)] = x; }\n";
+  cl_int err;
+  cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+  CHECK(err);
+  CHECK(clBuildProgram(program, 1, &device, NULL, NULL, NULL));
+  cl_kernel kernel = clCreateKernel(program, "hash", &err);
+  CHECK(err);
+  enum { ITEMS = 1 << 16 };
+  cl_mem out = clCreateBuffer(context, CL_MEM_WRITE_ONLY, ITEMS * sizeof(cl_uint), NULL, &err);
+  CHECK(err);
+  CHECK(clSetKernelArg(kernel, 0, sizeof out, &out));
+  cl_queue_properties one_unit[] = {CL_QUEUE_COMPUTE_UNIT_LIMIT_ARM, 1, 0};
+  cl_command_queue queues[2];
+  queues[0] = clCreateCommandQueueWithProperties(context, device, one_unit, &err);
+  CHECK(err);
+  queues[1] = clCreateCommandQueueWithProperties(context, device, NULL, &err);
+  CHECK(err);
+  cl_uint *values = malloc(ITEMS * sizeof *values);
+  size_t items = ITEMS, local = 64, wrong = 0;
+  double ms[2];
+  long trace_offset = trace_end();
+  for (int q = 0; q < 2; q++) {
+    if (q == 1) {
+      cl_uint batch_size = 4;
+      CHECK(clSetKernelExecInfo(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, sizeof batch_size, &batch_size));
+    }
+    double t0 = now_ms();
+    CHECK(clEnqueueNDRangeKernel(queues[q], kernel, 1, NULL, &items, &local, 0, NULL, NULL));
+    CHECK(clFinish(queues[q]));
+    ms[q] = now_ms() - t0;
+    CHECK(clEnqueueReadBuffer(queues[q], out, CL_TRUE, 0, ITEMS * sizeof(cl_uint), values, 0, NULL, NULL));
+    for (cl_uint i = 0; i < ITEMS; i++) {
+      cl_uint x = i;
+      for (int k = 0; k < 2000; k++) {
+        x = x * 1664525u + 1013904223u;
+        x ^= x >> 13;
+      }
+      wrong += values[i] != x;
+    }
+    CHECK(clEnqueueFillBuffer(queues[q], out, &(cl_uint){0}, sizeof(cl_uint), 0, ITEMS * sizeof(cl_uint), 0, NULL,
+                              NULL));
+    CHECK(clFinish(queues[q]));
+  }
+  printf("scheduling controls: kernel hash on a queue limited to 1 compute unit %.1f ms, unlimited with 4 work-groups"
+         " per batch %.1f ms; %zu wrong values; KILN_TRACE=sched:\n", ms[0], ms[1], wrong);
+  print_trace_since(trace_offset);
+  free(values);
+  CHECK(clReleaseCommandQueue(queues[0]));
+  CHECK(clReleaseCommandQueue(queues[1]));
+  CHECK(clReleaseMemObject(out));
+  CHECK(clReleaseKernel(kernel));
+  CHECK(clReleaseProgram(program));
+  return wrong;
+}
+
 int main(void) {
+  /* Kiln reads KILN_TRACE when it loads: the scheduling section prints what it logs. */
+  int trace_fd = mkstemp(trace_path);
+  if (trace_fd >= 0) {
+    close(trace_fd);
+    setenv("KILN_TRACE", "sched", 1);
+    setenv("KILN_TRACE_FILE", trace_path, 1);
+  }
   cl_platform_id platform = find_kiln();
   if (!platform) {
     fprintf(stderr, "kiln_demo: no Kiln platform (is OCL_ICD_VENDORS pointing at kiln.icd?)\n");
@@ -328,6 +436,8 @@ int main(void) {
   wrong += command_buffer_frames(platform, device, context, work);
   wrong += recording_replays(platform, device, context, work);
   wrong += imported_memory(platform, device, context, work);
+  wrong += scheduling_controls(device, context);
+  if (trace_fd >= 0) unlink(trace_path);
 
   CHECK(clReleaseEvent(uploaded));
   CHECK(clReleaseEvent(copied));

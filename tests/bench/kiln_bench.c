@@ -3,7 +3,7 @@
  * Every kernel result is checked against a host reference; a wrong result fails the run.
  *
  *   kiln_bench [--platform NAME] [--quick] [--only LIST]
- *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,recording,build
+ *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,recording,sched,build
  *
  * Performance is measured here, never asserted in tests. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -337,6 +337,161 @@ static void bench_recording_replay(struct bench_env *env) {
   clReleaseMemObject(other);
   clReleaseKernel(kernel);
   clReleaseProgram(program);
+}
+
+/* ---- cl_arm_scheduling_controls: each control against the default ----
+ * Tokens declared locally (the bench includes only the core headers); values from cl.xml. */
+#define BENCH_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM 0x41E5
+#define BENCH_QUEUE_KERNEL_BATCHING_ARM 0x41E7
+#define BENCH_QUEUE_COMPUTE_UNIT_LIMIT_ARM 0x41F3
+
+static const char *sched_source =
+    "kernel void hash(global uint *out, int rounds) {\n"
+    "  uint x = (uint)get_global_id(0);\n"
+    "  for (int k = 0; k < rounds; k++) { x = x * 1664525u + 1013904223u; x ^= x >> 13; }\n"
+    "  out[get_global_id(0)] = x;\n"
+    "}\n"
+    "kernel void tiny(global int *v) { v[get_global_id(0)] += 1; }\n";
+
+static bool platform_has_extension(struct bench_env *env, const char *name) {
+  char extensions[8192] = "";
+  CHECK(clGetDeviceInfo(env->device, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, NULL));
+  size_t len = strlen(name);
+  for (const char *p = extensions; (p = strstr(p, name)) != NULL; p += len)
+    if ((p == extensions || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0')) return true;
+  return false;
+}
+
+static cl_command_queue sched_queue(struct bench_env *env, cl_queue_properties name, cl_queue_properties value) {
+  cl_queue_properties properties[] = {name, value, 0};
+  cl_int err;
+  cl_command_queue queue = clCreateCommandQueueWithProperties(env->context, env->device, properties, &err);
+  CHECK(err);
+  return queue;
+}
+
+/* Best of `reps` enqueue+finish of `kernel` on `queue`, after one warm-up, in microseconds. */
+static double best_on_queue_us(cl_command_queue queue, cl_kernel kernel, const size_t *global, const size_t *local,
+                               int reps) {
+  CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, global, local, 0, NULL, NULL));
+  CHECK(clFinish(queue));
+  double best = 1e300;
+  for (int r = 0; r < reps; r++) {
+    double t0 = now_us();
+    CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, global, local, 0, NULL, NULL));
+    CHECK(clFinish(queue));
+    double t = now_us() - t0;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+static void bench_scheduling_controls(struct bench_env *env) {
+  if (!platform_has_extension(env, "cl_arm_scheduling_controls")) {
+    printf("%-10s %-44s %12s\n", env->platform_name, "scheduling controls (cl_arm_scheduling_...)", "n/a");
+    return;
+  }
+  cl_program program = build(env, sched_source, NULL);
+  int reps = env->quick ? 3 : 10;
+
+  /* A compute-bound kernel on a queue limited to one compute unit, then unlimited. */
+  cl_kernel hash = kernel_of(program, "hash");
+  size_t n = env->quick ? (1u << 16) : (1u << 18);
+  cl_int rounds = 500;
+  cl_mem out = buffer(env, CL_MEM_READ_WRITE, n * sizeof(cl_uint), NULL);
+  CHECK(clSetKernelArg(hash, 0, sizeof out, &out));
+  CHECK(clSetKernelArg(hash, 1, sizeof rounds, &rounds));
+  cl_command_queue limited = sched_queue(env, BENCH_QUEUE_COMPUTE_UNIT_LIMIT_ARM, 1);
+  double one_cu = best_on_queue_us(limited, hash, &n, NULL, reps);
+  double all_cus = best_on_queue_us(env->queue, hash, &n, NULL, reps);
+  cl_uint *values = malloc(n * sizeof *values);
+  CHECK(clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, n * sizeof *values, values, 0, NULL, NULL));
+  for (size_t i = 0; i < n; i += 97) {
+    cl_uint x = (cl_uint)i;
+    for (int k = 0; k < rounds; k++) {
+      x = x * 1664525u + 1013904223u;
+      x ^= x >> 13;
+    }
+    if (values[i] != x) fail("hash");
+  }
+  cl_uint units = 0;
+  CHECK(clGetDeviceInfo(env->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL));
+  report(env->platform_name, "compute-bound kernel, CU limit 1", one_cu / 1e3, "ms");
+  report(env->platform_name, "compute-bound kernel, no CU limit", all_cus / 1e3, "ms");
+  char what[64];
+  snprintf(what, sizeof what, "  speed-up of %u compute units", units);
+  report(env->platform_name, what, one_cu / all_cus, "x");
+
+  /* Many one-item work-groups: one group per batch against the runtime's batches. */
+  cl_kernel tiny = kernel_of(program, "tiny");
+  size_t groups = env->quick ? (1u << 16) : (1u << 20), one = 1;
+  cl_mem counts = buffer(env, CL_MEM_READ_WRITE, groups * sizeof(cl_int), NULL);
+  cl_int zero = 0;
+  CHECK(clEnqueueFillBuffer(env->queue, counts, &zero, sizeof zero, 0, groups * sizeof(cl_int), 0, NULL, NULL));
+  CHECK(clSetKernelArg(tiny, 0, sizeof counts, &counts));
+  double runtime_batches = best_on_queue_us(env->queue, tiny, &groups, &one, reps);
+  cl_uint batch_size = 1;
+  CHECK(clSetKernelExecInfo(tiny, BENCH_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, sizeof batch_size, &batch_size));
+  double single_batches = best_on_queue_us(env->queue, tiny, &groups, &one, reps);
+  cl_int *count_values = malloc(groups * sizeof *count_values);
+  CHECK(clEnqueueReadBuffer(env->queue, counts, CL_TRUE, 0, groups * sizeof(cl_int), count_values, 0, NULL, NULL));
+  for (size_t i = 0; i < groups; i++)
+    if (count_values[i] != 2 * (reps + 1)) fail("tiny work-groups");
+  snprintf(what, sizeof what, "%zuk one-item groups, runtime batches", groups >> 10);
+  report(env->platform_name, what, runtime_batches / 1e3, "ms");
+  snprintf(what, sizeof what, "%zuk one-item groups, batch size 1", groups >> 10);
+  report(env->platform_name, what, single_batches / 1e3, "ms");
+  report(env->platform_name, "  gain of batching work-groups", single_batches / runtime_batches, "x");
+
+  /* Tiny kernels with kernel batching (the default) and without: one at a time (latency)
+   * and back to back (throughput). */
+  cl_kernel bump = kernel_of(build(env, bump_source, NULL), "bump");
+  cl_mem counter = buffer(env, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero);
+  CHECK(clSetKernelArg(bump, 0, sizeof counter, &counter));
+  cl_command_queue unbatched = sched_queue(env, BENCH_QUEUE_KERNEL_BATCHING_ARM, CL_FALSE);
+  int kernels = env->quick ? 1000 : 10000, samples = env->quick ? 200 : 2000;
+  double per_kernel[2], latency[2];
+  double *sample_us = malloc((size_t)samples * sizeof *sample_us);
+  cl_command_queue queues[2] = {env->queue, unbatched};
+  for (int q = 0; q < 2; q++) {
+    for (int i = 0; i < 100; i++) CHECK(clEnqueueNDRangeKernel(queues[q], bump, 1, NULL, &one, &one, 0, NULL, NULL));
+    CHECK(clFinish(queues[q]));
+    for (int i = 0; i < samples; i++) {
+      double t0 = now_us();
+      CHECK(clEnqueueNDRangeKernel(queues[q], bump, 1, NULL, &one, &one, 0, NULL, NULL));
+      CHECK(clFinish(queues[q]));
+      sample_us[i] = now_us() - t0;
+    }
+    latency[q] = median(sample_us, (size_t)samples);
+    double t0 = now_us();
+    for (int i = 0; i < kernels; i++)
+      CHECK(clEnqueueNDRangeKernel(queues[q], bump, 1, NULL, &one, &one, 0, NULL, NULL));
+    CHECK(clFinish(queues[q]));
+    per_kernel[q] = (now_us() - t0) / kernels;
+  }
+  free(sample_us);
+  cl_int bumped = 0;
+  CHECK(clEnqueueReadBuffer(env->queue, counter, CL_TRUE, 0, sizeof bumped, &bumped, 0, NULL, NULL));
+  if (bumped != 2 * (kernels + samples + 100)) fail("kernel batching");
+  report(env->platform_name, "launch throughput, kernel batching on", per_kernel[0], "us/kernel");
+  report(env->platform_name, "launch throughput, kernel batching off", per_kernel[1], "us/kernel");
+  report(env->platform_name, "launch latency, kernel batching on", latency[0], "us");
+  report(env->platform_name, "launch latency, kernel batching off", latency[1], "us");
+
+  clReleaseCommandQueue(limited);
+  clReleaseCommandQueue(unbatched);
+  clReleaseMemObject(out);
+  clReleaseMemObject(counts);
+  clReleaseMemObject(counter);
+  cl_program bump_program;
+  CHECK(clGetKernelInfo(bump, CL_KERNEL_PROGRAM, sizeof bump_program, &bump_program, NULL));
+  clReleaseKernel(bump);
+  clReleaseProgram(bump_program);
+  clReleaseKernel(hash);
+  clReleaseKernel(tiny);
+  clReleaseProgram(program);
+  free(values);
+  free(count_values);
 }
 
 /* ---- vector add against host memcpy ---- */
@@ -744,6 +899,7 @@ int main(int argc, char **argv) {
   if (selected(only, "localsize")) bench_local_size(&env);
   if (selected(only, "cmdbuf")) bench_command_buffer_replay(&env);
   if (selected(only, "recording")) bench_recording_replay(&env);
+  if (selected(only, "sched")) bench_scheduling_controls(&env);
   clReleaseCommandQueue(env.queue);
   clReleaseContext(env.context);
   return 0;
