@@ -301,10 +301,13 @@ static cl_int check_devices_in_program(cl_program program, cl_uint num_devices, 
   return CL_SUCCESS;
 }
 
-/* Records a failure to begin (bad options) as the program's last result. */
+/* Records a failure to begin (bad options) as the program's last result. A binary
+ * program keeps the options of its binary: a later build without options reuses them. */
 static void record_failure_locked(cl_program program, const char *options, char *log) {
-  free(program->options);
-  program->options = copy_string(options);
+  if (program->origin != KILN_PROGRAM_FROM_BINARY) {
+    free(program->options);
+    program->options = copy_string(options);
+  }
   free(program->log);
   program->log = log;
   program->build_status = CL_BUILD_ERROR;

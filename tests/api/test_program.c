@@ -367,6 +367,13 @@ static void test_binary_round_trip_and_corruption(void **state) {
   assert_string_equal("-cl-std=CL3.0", options);
   free(options);
   assert_int_equal(11, run_first_kernel(env, loaded, "add_one", 10));
+  /* Refused options do not replace the binary's: a rebuild without options still works. */
+  assert_int_equal(CL_INVALID_BUILD_OPTIONS, clBuildProgram(loaded, 0, NULL, "-no-such-option", NULL, NULL));
+  assert_cl_success(clBuildProgram(loaded, 0, NULL, NULL, NULL, NULL));
+  options = build_info_string(loaded, env->device, CL_PROGRAM_BUILD_OPTIONS);
+  assert_string_equal("-cl-std=CL3.0", options);
+  free(options);
+  assert_int_equal(11, run_first_kernel(env, loaded, "add_one", 10));
 
   /* Errors: lists, lengths, foreign and corrupt bytes. */
   assert_null(clCreateProgramWithBinary(env->context, 0, NULL, &size, binaries, NULL, &err));
