@@ -42,7 +42,7 @@ cl_int kiln_mem_fill(const struct kiln_command_sink *sink, cl_mem buffer, const 
   if (!kiln_mem_range_ok(buffer, offset, size)) return CL_INVALID_VALUE;
   if (!pattern || !pattern_size_ok(pattern_size)) return CL_INVALID_VALUE;
   if (offset % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
-  if ((err = kiln_command_sink_check(sink)) != CL_SUCCESS) return err;
+  if ((err = kiln_command_sink_check(sink, CL_COMMAND_FILL_BUFFER)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
   struct fill p = {.dst = buffer->storage + offset, .size = size, .pattern_size = pattern_size};
   memcpy(p.pattern, pattern, pattern_size);

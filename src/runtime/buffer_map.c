@@ -88,7 +88,8 @@ static void *map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
     *err = CL_INVALID_OPERATION;
     return NULL;
   }
-  if ((*err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return NULL;
+  if ((*err = kiln_command_check_enqueue(queue, CL_COMMAND_MAP_BUFFER, num_events, wait_list, event)) != CL_SUCCESS)
+    return NULL;
   if ((*err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return NULL;
 
   struct kiln_mem_mapping *mapping = malloc(sizeof *mapping);
@@ -138,7 +139,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue queue, 
   cl_int err = kiln_mem_check_host_transfer(memobj);
   if (err != CL_SUCCESS) return err;
   if (!mapped_ptr || !mapping_exists(memobj, mapped_ptr)) return CL_INVALID_VALUE;
-  if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
+  if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_UNMAP_MEM_OBJECT, num_events, wait_list, event)) !=
+      CL_SUCCESS)
+    return err;
   struct kiln_command *command = kiln_command_create(queue, CL_COMMAND_UNMAP_MEM_OBJECT, run_nothing, &err);
   if (!command) return err;
   struct kiln_mem_mapping *mapping = mapping_take(memobj, mapped_ptr);

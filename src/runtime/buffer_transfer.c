@@ -47,7 +47,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_m
   cl_int err = check_host_transfer(queue, buffer, offset, size, ptr);
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_host_can_read(buffer)) return CL_INVALID_OPERATION;
-  if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
+  if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_READ_BUFFER, num_events, wait_list, event)) != CL_SUCCESS)
+    return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
   struct linear_copy p = {.dst = ptr, .src = buffer->storage + offset, .size = size};
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
@@ -60,7 +61,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_
   cl_int err = check_host_transfer(queue, buffer, offset, size, ptr);
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_host_can_write(buffer)) return CL_INVALID_OPERATION;
-  if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
+  if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_WRITE_BUFFER, num_events, wait_list, event)) != CL_SUCCESS)
+    return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
   struct linear_copy p = {.dst = buffer->storage + offset, .src = ptr, .size = size};
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
@@ -80,7 +82,7 @@ cl_int kiln_mem_copy(const struct kiln_command_sink *sink, cl_mem src, cl_mem ds
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_range_ok(src, src_offset, size) || !kiln_mem_range_ok(dst, dst_offset, size))
     return CL_INVALID_VALUE;
-  if ((err = kiln_command_sink_check(sink)) != CL_SUCCESS) return err;
+  if ((err = kiln_command_sink_check(sink, CL_COMMAND_COPY_BUFFER)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(src)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(dst)) != CL_SUCCESS) return err;
   if (same_storage(src, dst)) {
@@ -189,7 +191,8 @@ static cl_int enqueue_host_rect(cl_command_queue queue, cl_mem buffer, bool is_r
     return err;
   if (!ptr) return CL_INVALID_VALUE;
   if (is_read ? !kiln_mem_host_can_read(buffer) : !kiln_mem_host_can_write(buffer)) return CL_INVALID_OPERATION;
-  if ((err = kiln_command_check_wait_list(queue, num_events, wait_list)) != CL_SUCCESS) return err;
+  cl_command_type type = is_read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT;
+  if ((err = kiln_command_check_enqueue(queue, type, num_events, wait_list, event)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
   struct rect_copy p = is_read ? rect_copy_make(ptr, &h, buffer->storage, &b, region)
                                : rect_copy_make(buffer->storage, &b, ptr, &h, region);
@@ -276,7 +279,7 @@ cl_int kiln_mem_copy_rect(const struct kiln_command_sink *sink, cl_mem src, cl_m
       (err = rect_buffer_side_init(&d, dst, dst_origin, region, dst_row_pitch, dst_slice_pitch)))
     return err;
   if (src == dst && s.slice_pitch != d.slice_pitch && s.row_pitch != d.row_pitch) return CL_INVALID_VALUE;
-  if ((err = kiln_command_sink_check(sink)) != CL_SUCCESS) return err;
+  if ((err = kiln_command_sink_check(sink, CL_COMMAND_COPY_BUFFER_RECT)) != CL_SUCCESS) return err;
   if (same_storage(src, dst) && rects_overlap(src->offset + s.offset, &s, dst->offset + d.offset, &d, region))
     return CL_MEM_COPY_OVERLAP;
   if ((err = kiln_mem_check_alignment(src)) != CL_SUCCESS) return err;

@@ -8,13 +8,28 @@
 
 #include <stdlib.h>
 
-cl_int kiln_command_check_wait_list(cl_command_queue queue, cl_uint num_events, const cl_event *wait_list) {
+/* Every registered check sees every enqueue: an event of a queue with extension
+ * properties may restrict queues without any. */
+static cl_int run_enqueue_checks(const struct kiln_enqueue_check *check) {
+  unsigned count;
+  const struct kiln_queue_enqueue_hooks *const *hooks = kiln_queue_enqueue_hooks(&count);
+  for (unsigned i = 0; i < count; i++) {
+    if (!hooks[i]->check_enqueue) continue;
+    cl_int err = hooks[i]->check_enqueue(check);
+    if (err != CL_SUCCESS) return err;
+  }
+  return CL_SUCCESS;
+}
+
+cl_int kiln_command_check_enqueue(cl_command_queue queue, cl_command_type type, cl_uint num_events,
+                                  const cl_event *wait_list, const cl_event *event) {
   if ((wait_list == NULL) != (num_events == 0)) return CL_INVALID_EVENT_WAIT_LIST;
   for (cl_uint i = 0; i < num_events; i++)
     if (!kiln_event_is_valid(wait_list[i])) return CL_INVALID_EVENT_WAIT_LIST;
   for (cl_uint i = 0; i < num_events; i++)
     if (wait_list[i]->context != queue->context) return CL_INVALID_CONTEXT;
-  return CL_SUCCESS;
+  struct kiln_enqueue_check check = {queue, type, num_events, wait_list, event != NULL, false};
+  return run_enqueue_checks(&check);
 }
 
 struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type type, kiln_command_run_fn run,
@@ -114,9 +129,11 @@ cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, con
   return status < 0 ? status : CL_SUCCESS;
 }
 
-cl_int kiln_command_sink_check(const struct kiln_command_sink *sink) {
-  if (sink->recorder) return sink->recorder->check_dependencies(sink->recorder);
-  return kiln_command_check_wait_list(sink->queue, sink->num_events, sink->wait_list);
+cl_int kiln_command_sink_check(const struct kiln_command_sink *sink, cl_command_type type) {
+  if (!sink->recorder) return kiln_command_check_enqueue(sink->queue, type, sink->num_events, sink->wait_list, sink->event);
+  cl_int err = sink->recorder->check_dependencies(sink->recorder);
+  struct kiln_enqueue_check check = {sink->queue, type, 0, NULL, false, true};
+  return err != CL_SUCCESS ? err : run_enqueue_checks(&check);
 }
 
 cl_int kiln_command_sink_take(const struct kiln_command_sink *sink, struct kiln_command *command, cl_bool blocking) {

@@ -21,10 +21,28 @@ typedef cl_int (*kiln_command_run_fn)(struct kiln_command *command);
  * more spill into an array allocated with the command (kernels with many buffers). */
 #define KILN_COMMAND_MAX_HOLDS 4
 
-/* Validates the wait list of an enqueue on `queue`: CL_INVALID_EVENT_WAIT_LIST when
- * (list == NULL) != (count == 0) or an event is invalid, CL_INVALID_CONTEXT when an
- * event belongs to another context. The queue must already be valid. */
-cl_int kiln_command_check_wait_list(cl_command_queue queue, cl_uint num_events, const cl_event *wait_list);
+/* Identities of enqueue calls whose command type does not tell them apart, for the
+ * enqueue check (never a command's type). */
+#define KILN_ENQUEUE_WAIT_FOR_EVENTS ((cl_command_type)0x7F000001) /* clEnqueueWaitForEvents */
+#define KILN_ENQUEUE_RECORDING ((cl_command_type)0x7F000002)       /* clEnqueueRecording[SVM]QCOM */
+
+/* What an enqueue call is about to do, as the extension checks see it (queue.h's
+ * kiln_queue_enqueue_hooks.check_enqueue). */
+struct kiln_enqueue_check {
+  cl_command_queue queue;
+  cl_command_type type;        /* of the command the call creates, or a KILN_ENQUEUE_* identity */
+  cl_uint num_events;
+  const cl_event *wait_list;   /* already validated */
+  bool returns_event;          /* the call's `event` argument is not NULL */
+  bool recording;              /* recorded into a command buffer (no wait list, no event) */
+};
+
+/* The checks of an enqueue on a valid `queue` before it creates its command `type`: the
+ * wait list (CL_INVALID_EVENT_WAIT_LIST when (list == NULL) != (count == 0) or an event is
+ * invalid, CL_INVALID_CONTEXT when an event belongs to another context), then the
+ * extensions' enqueue checks (which see `event` != NULL as a request for an event). */
+cl_int kiln_command_check_enqueue(cl_command_queue queue, cl_command_type type, cl_uint num_events,
+                                  const cl_event *wait_list, const cl_event *event);
 
 /* Creates a command of `type` for a valid `queue`. NULL and *errcode = CL_OUT_OF_HOST_MEMORY on failure. */
 struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type type, kiln_command_run_fn run,
@@ -93,8 +111,9 @@ static inline struct kiln_command_sink kiln_command_sink_of_queue(cl_command_que
   return sink;
 }
 
-/* kiln_command_check_wait_list, or the recorder's dependency check in its place. */
-cl_int kiln_command_sink_check(const struct kiln_command_sink *sink);
+/* kiln_command_check_enqueue for a command of `type`, or for a recorder its dependency
+ * check and the extensions' enqueue checks. */
+cl_int kiln_command_sink_check(const struct kiln_command_sink *sink, cl_command_type type);
 /* kiln_command_submit (with the sink's wait list and event), or the recorder's record. */
 cl_int kiln_command_sink_take(const struct kiln_command_sink *sink, struct kiln_command *command, cl_bool blocking);
 

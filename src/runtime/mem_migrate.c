@@ -21,7 +21,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue queu
   }
   if (flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))
     return CL_INVALID_VALUE;
-  cl_int err = kiln_command_check_wait_list(queue, num_events, wait_list);
+  cl_int err = kiln_command_check_enqueue(queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, num_events, wait_list, event);
   if (err != CL_SUCCESS) return err;
   /* No object is touched when the command runs, so none needs holding. */
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);

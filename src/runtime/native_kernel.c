@@ -41,7 +41,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_q
                                                       const void **args_mem_loc, cl_uint num_events_in_wait_list,
                                                       const cl_event *event_wait_list, cl_event *event) {
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl_int err = kiln_command_check_wait_list(command_queue, num_events_in_wait_list, event_wait_list);
+  cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_NATIVE_KERNEL, num_events_in_wait_list,
+                                          event_wait_list, event);
   if (err == CL_INVALID_CONTEXT) return err;
   if (!user_func) return CL_INVALID_VALUE;
   if ((!args && (cb_args > 0 || num_mem_objects > 0)) || (args && cb_args == 0)) return CL_INVALID_VALUE;

@@ -165,7 +165,7 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   }
   unsigned mem_count;
   if ((err = check_mem_args(kernel, &mem_count)) != CL_SUCCESS) return err;
-  if ((err = kiln_command_sink_check(sink)) != CL_SUCCESS) return err;
+  if ((err = kiln_command_sink_check(sink, CL_COMMAND_NDRANGE_KERNEL)) != CL_SUCCESS) return err;
   uint64_t local_bytes = kiln_kernel_local_mem_layout(kernel, NULL);
   if (local_bytes > limits->local_mem_size) return CL_OUT_OF_RESOURCES;
 

@@ -46,6 +46,11 @@ static cl_command_queue queue_create(cl_context context, cl_device_id device, co
   kiln_object_retain(&context->obj);
   queue->device = device;
   queue->config = *cfg;
+  /* Queues without a chosen placement take the worker pool's submission lanes in turn, so
+   * that independent queues do not share one by default. */
+  static atomic_uint next_lane;
+  if (!cfg->placement.chosen)
+    queue->config.placement.lane = atomic_fetch_add(&next_lane, 1) % kiln_worker_pool_lane_count();
   atomic_init(&queue->worker_limit.active, 0);
   queue->worker_limit.max = cfg->scheduling.compute_unit_limit;
   queue->properties_array = array;
@@ -64,6 +69,7 @@ CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_
   struct kiln_queue_config cfg = {0};
   size_t count = 0;
   if (err == CL_SUCCESS) err = kiln_queue_properties_parse(properties, &cfg, &count);
+  if (err == CL_SUCCESS) err = kiln_queue_config_validate(&cfg);
   if (err != CL_SUCCESS) {
     if (errcode_ret) *errcode_ret = err;
     return NULL;
@@ -77,6 +83,7 @@ CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context contex
   cl_int err = check_context_device(context, device);
   struct kiln_queue_config cfg = {0};
   if (err == CL_SUCCESS) err = kiln_queue_legacy_properties_parse(properties, &cfg);
+  if (err == CL_SUCCESS) err = kiln_queue_config_validate(&cfg);
   if (err != CL_SUCCESS) {
     if (errcode_ret) *errcode_ret = err;
     return NULL;
@@ -117,7 +124,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_q
   case CL_QUEUE_DEVICE_DEFAULT:
     KILN_INFO_VALUE(cl_command_queue, NULL); /* no default device queue */
   default:
-    return CL_INVALID_VALUE;
+    return kiln_queue_info_from_providers(command_queue, param_name, param_value_size, param_value,
+                                          param_value_size_ret);
   }
 }
 

@@ -21,9 +21,23 @@ struct kiln_queue_scheduling {
   bool flush_in_caller;        /* clFlush runs queued work in the calling thread */
 };
 
+/* The execution resource that runs a queue's commands (cl_intel_command_queue_families'
+ * family and index). All zero: the core picks a worker-pool lane at creation. */
+enum kiln_queue_engine {
+  KILN_ENGINE_WORKERS,     /* the worker pool, on submission lane `lane` */
+  KILN_ENGINE_COPY_THREAD, /* copy engine `lane` (device/cpu/copy_engine.h): transfers beside kernels */
+  KILN_ENGINE_CALLER,      /* the enqueueing thread, before the enqueue call returns */
+};
+struct kiln_queue_placement {
+  enum kiln_queue_engine engine;
+  unsigned lane;
+  bool chosen;             /* an extension set it; else the core assigns lanes in turn */
+};
+
 struct kiln_queue_config {
   cl_command_queue_properties properties;        /* CL_QUEUE_PROPERTIES bits the core knows */
   struct kiln_queue_scheduling scheduling;
+  struct kiln_queue_placement placement;
   cl_command_queue_properties ext_property_bits; /* CL_QUEUE_PROPERTIES bits an extension accepted */
   unsigned ext_count;
   cl_queue_properties ext_names[KILN_QUEUE_EXT_PROPERTIES_MAX];
@@ -43,6 +57,21 @@ typedef cl_int (*kiln_queue_property_parser)(cl_queue_properties name, cl_queue_
 /* Adds a parser (call from a constructor or before creating queues). Returns false when full. */
 bool kiln_queue_property_parser_register(kiln_queue_property_parser parser);
 
+/* Extension hook run once the whole property list is parsed (and for clCreateCommandQueue's
+ * bitfield): checks combinations of properties and may set cfg->placement. Returns
+ * CL_SUCCESS or the error to report. */
+typedef cl_int (*kiln_queue_config_validator)(struct kiln_queue_config *cfg);
+bool kiln_queue_config_validator_register(kiln_queue_config_validator validator);
+cl_int kiln_queue_config_validate(struct kiln_queue_config *cfg);
+
+/* Extension hook for clGetCommandQueueInfo names the core does not answer: CL_INVALID_VALUE
+ * for names it does not know either. */
+typedef cl_int (*kiln_queue_info_provider)(cl_command_queue queue, cl_command_queue_info param_name,
+                                           size_t param_value_size, void *param_value, size_t *param_value_size_ret);
+bool kiln_queue_info_provider_register(kiln_queue_info_provider provider);
+cl_int kiln_queue_info_from_providers(cl_command_queue queue, cl_command_queue_info param_name,
+                                      size_t param_value_size, void *param_value, size_t *param_value_size_ret);
+
 /* Extension hooks on enqueues to queues created with extension properties (the core
  * calls them for no other queue). `check` sees every command created on such a queue and
  * may veto it with an error (NULL: no check). `ndrange` sees clEnqueueNDRangeKernel (and
@@ -50,6 +79,9 @@ bool kiln_queue_property_parser_register(kiln_queue_property_parser parser);
  * or the call's result when it took the call (a recordable queue records it). */
 struct kiln_queue_enqueue_hooks {
   cl_int (*check)(cl_command_queue queue, cl_command_type type);
+  /* Sees every enqueue call on any queue before its command is created (command.h's
+   * kiln_command_check_enqueue); NULL: none. */
+  cl_int (*check_enqueue)(const struct kiln_enqueue_check *check);
   cl_int (*ndrange)(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset,
                     const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events,
                     const cl_event *wait_list, cl_event *event);

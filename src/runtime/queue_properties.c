@@ -127,3 +127,54 @@ const struct kiln_queue_enqueue_hooks *const *kiln_queue_enqueue_hooks(unsigned 
   return enqueue_hooks;
 }
 
+
+#define VALIDATORS_MAX 4
+static kiln_queue_config_validator validators[VALIDATORS_MAX];
+static atomic_uint validator_count;
+
+bool kiln_queue_config_validator_register(kiln_queue_config_validator validator) {
+  pthread_mutex_lock(&parsers_lock);
+  unsigned n = atomic_load(&validator_count);
+  bool ok = n < VALIDATORS_MAX;
+  if (ok) {
+    validators[n] = validator;
+    atomic_store(&validator_count, n + 1);
+  }
+  pthread_mutex_unlock(&parsers_lock);
+  return ok;
+}
+
+cl_int kiln_queue_config_validate(struct kiln_queue_config *cfg) {
+  unsigned n = atomic_load(&validator_count);
+  for (unsigned i = 0; i < n; i++) {
+    cl_int err = validators[i](cfg);
+    if (err != CL_SUCCESS) return err;
+  }
+  return CL_SUCCESS;
+}
+
+#define INFO_PROVIDERS_MAX 4
+static kiln_queue_info_provider info_providers[INFO_PROVIDERS_MAX];
+static atomic_uint info_provider_count;
+
+bool kiln_queue_info_provider_register(kiln_queue_info_provider provider) {
+  pthread_mutex_lock(&parsers_lock);
+  unsigned n = atomic_load(&info_provider_count);
+  bool ok = n < INFO_PROVIDERS_MAX;
+  if (ok) {
+    info_providers[n] = provider;
+    atomic_store(&info_provider_count, n + 1);
+  }
+  pthread_mutex_unlock(&parsers_lock);
+  return ok;
+}
+
+cl_int kiln_queue_info_from_providers(cl_command_queue queue, cl_command_queue_info param_name,
+                                      size_t param_value_size, void *param_value, size_t *param_value_size_ret) {
+  unsigned n = atomic_load(&info_provider_count);
+  for (unsigned i = 0; i < n; i++) {
+    cl_int err = info_providers[i](queue, param_name, param_value_size, param_value, param_value_size_ret);
+    if (err != CL_INVALID_VALUE) return err;
+  }
+  return CL_INVALID_VALUE;
+}

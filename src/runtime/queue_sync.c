@@ -14,7 +14,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue com
                                                             cl_uint num_events_in_wait_list,
                                                             const cl_event *event_wait_list, cl_event *event) {
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl_int err = kiln_command_check_wait_list(command_queue, num_events_in_wait_list, event_wait_list);
+  cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_MARKER, num_events_in_wait_list,
+                                          event_wait_list, event);
   if (err != CL_SUCCESS) return err;
   return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_MARKER, num_events_in_wait_list, event_wait_list, event,
                                  CL_FALSE);
@@ -24,7 +25,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue co
                                                              cl_uint num_events_in_wait_list,
                                                              const cl_event *event_wait_list, cl_event *event) {
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl_int err = kiln_command_check_wait_list(command_queue, num_events_in_wait_list, event_wait_list);
+  cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_BARRIER, num_events_in_wait_list,
+                                          event_wait_list, event);
   if (err != CL_SUCCESS) return err;
   return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_BARRIER, num_events_in_wait_list, event_wait_list, event,
                                  CL_FALSE);
@@ -33,11 +35,15 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue co
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event) {
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   if (!event) return CL_INVALID_VALUE;
+  cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_MARKER, 0, NULL, event);
+  if (err != CL_SUCCESS) return err;
   return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_MARKER, 0, NULL, event, CL_FALSE);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue) {
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_BARRIER, 0, NULL, NULL);
+  if (err != CL_SUCCESS) return err;
   return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_BARRIER, 0, NULL, NULL, CL_FALSE);
 }
 
@@ -45,7 +51,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_
                                                        const cl_event *event_list) {
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   if (num_events == 0 || !event_list) return CL_INVALID_VALUE;
-  cl_int err = kiln_command_check_wait_list(command_queue, num_events, event_list);
+  cl_int err = kiln_command_check_enqueue(command_queue, KILN_ENQUEUE_WAIT_FOR_EVENTS, num_events, event_list, NULL);
   if (err == CL_INVALID_EVENT_WAIT_LIST) return CL_INVALID_EVENT; /* the 1.0 name for a bad event */
   if (err != CL_SUCCESS) return err;
   /* Later commands must wait for these events: a barrier on the list does exactly that. */

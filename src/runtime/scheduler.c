@@ -4,6 +4,8 @@
  * thread go on a per-thread list, so long chains of markers do not recurse. */
 #include "runtime/scheduler.h"
 
+#include "device/cpu/copy_engine.h"
+
 #include "runtime/kernel.h"
 #include "runtime/platform.h"
 #include "runtime/queue.h"
@@ -72,7 +74,14 @@ static void submit_batches(cl_event event) {
   kiln_event_set_status(event, CL_RUNNING);
   kiln_job_init(&event->job, batch_job_run, batch_job_done, event->batch_count);
   event->job.limit = kiln_queue_worker_limit(event->queue);
+  event->job.lane = event->queue->config.placement.lane;
   kiln_worker_pool_submit(&event->job, defer_wake(event));
+}
+
+/* Multi-batch commands (kernels) always run on the worker pool: copy engines and callers
+ * only ever get transfers and synchronization commands (their families' capabilities). */
+static enum kiln_queue_engine engine_of(cl_event event) {
+  return event->queue ? event->queue->config.placement.engine : KILN_ENGINE_WORKERS;
 }
 
 static void process(cl_event event, bool inline_run) {
@@ -80,11 +89,16 @@ static void process(cl_event event, bool inline_run) {
     kiln_event_complete(event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, true);
   } else if (event->run_batch) {
     submit_batches(event);
-  } else if (!event->run || inline_run) {
+  } else if (!event->run || inline_run || engine_of(event) == KILN_ENGINE_CALLER) {
     command_execute(event, true);
   } else {
     kiln_job_init(&event->job, job_run, job_done, 1);
-    kiln_worker_pool_submit(&event->job, defer_wake(event));
+    if (engine_of(event) == KILN_ENGINE_COPY_THREAD) {
+      kiln_copy_engine_submit(event->queue->config.placement.lane, &event->job);
+    } else {
+      event->job.lane = event->queue->config.placement.lane;
+      kiln_worker_pool_submit(&event->job, defer_wake(event));
+    }
   }
 }
 

@@ -21,7 +21,14 @@
 
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER; /* guards the job list */
-static struct kiln_job *jobs_head, *jobs_tail;
+/* Submission lanes: one FIFO of queued jobs each. Threads look at the lanes in turn, from
+ * the one after the lane of their last job, so a lane's backlog never holds up another's. */
+struct lane {
+  struct kiln_job *head, *tail;
+};
+static struct lane *lanes;
+static unsigned lane_count;
+static _Thread_local unsigned lane_cursor;
 static atomic_uint jobs_queued;   /* jobs in the list, read without the lock by spinners */
 static atomic_uint wake_seq;      /* futex word idle workers sleep on */
 static atomic_uint sleepers;
@@ -72,8 +79,12 @@ static void limit_leave(struct kiln_worker_limit *limit) {
 static struct kiln_job *job_take(void) {
   if (atomic_load_explicit(&jobs_queued, memory_order_acquire) == 0) return NULL;
   pthread_mutex_lock(&pool_lock);
-  struct kiln_job *job = jobs_head;
-  while (job && !limit_enter(job->limit)) job = job->next;
+  struct kiln_job *job = NULL;
+  for (unsigned i = 0; i < lane_count && !job; i++) {
+    unsigned lane = (lane_cursor + i) % lane_count;
+    for (job = lanes[lane].head; job && !limit_enter(job->limit); job = job->next) continue;
+    if (job) lane_cursor = lane + 1;
+  }
   if (job) atomic_fetch_add_explicit(&job->holds, 1, memory_order_relaxed);
   pthread_mutex_unlock(&pool_lock);
   return job;
@@ -82,13 +93,14 @@ static struct kiln_job *job_take(void) {
 static void job_unqueue(struct kiln_job *job) {
   pthread_mutex_lock(&pool_lock);
   if (job->queued) {
-    struct kiln_job **link = &jobs_head, *prev = NULL;
+    struct lane *lane = &lanes[job->lane];
+    struct kiln_job **link = &lane->head, *prev = NULL;
     while (*link != job) {
       prev = *link;
       link = &(*link)->next;
     }
     *link = job->next;
-    if (jobs_tail == job) jobs_tail = prev;
+    if (lane->tail == job) lane->tail = prev;
     job->queued = false;
     atomic_fetch_sub_explicit(&jobs_queued, 1, memory_order_release);
   }
@@ -143,7 +155,9 @@ static void pool_start(void) {
   unsigned count = configured_count ? configured_count : kiln_device_get()->compute_units;
   if (count == 0) count = 1;
   workers = calloc(count, sizeof *workers);
-  if (!workers) abort(); /* the device cannot run anything without its workers */
+  lane_count = kiln_worker_pool_lane_count();
+  lanes = calloc(lane_count, sizeof *lanes);
+  if (!workers || !lanes) abort(); /* the device cannot run anything without its workers */
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   for (unsigned i = 0; i < count; i++) {
@@ -157,6 +171,11 @@ static void pool_start(void) {
 static void pool_ensure_started(void) { pthread_once(&pool_once, pool_start); }
 
 void kiln_worker_pool_configure(unsigned count) { configured_count = count; }
+
+unsigned kiln_worker_pool_lane_count(void) {
+  unsigned units = kiln_device_get()->compute_units;
+  return units ? units : 1;
+}
 
 unsigned kiln_worker_pool_size(void) {
   pool_ensure_started();
@@ -181,12 +200,14 @@ void kiln_worker_pool_submit(struct kiln_job *job, bool defer_wake) {
    * Jobs made ready elsewhere (a user event set by another thread) wake workers at once.
    * The deferred count grows before the job is counted, so a thread that sees the job and
    * then flushes also sees the count. */
-  bool self_served = batches == 1 && jobs_head == NULL && takes_jobs;
+  bool self_served = batches == 1 && atomic_load(&jobs_queued) == 0 && takes_jobs;
   bool deferred = defer_wake && !self_served;
   if (deferred) atomic_fetch_add(&deferred_batches, batches);
-  if (jobs_tail) jobs_tail->next = job;
-  else jobs_head = job;
-  jobs_tail = job;
+  if (job->lane >= lane_count) job->lane = job->lane % lane_count;
+  struct lane *lane = &lanes[job->lane];
+  if (lane->tail) lane->tail->next = job;
+  else lane->head = job;
+  lane->tail = job;
   size_t queued = atomic_fetch_add_explicit(&jobs_queued, 1, memory_order_release) + 1;
   pthread_mutex_unlock(&pool_lock);
   atomic_fetch_add(&wake_seq, 1);
@@ -238,4 +259,6 @@ __attribute__((destructor)) static void pool_shutdown(void) {
   for (unsigned i = 0; i < worker_count; i++) pthread_join(workers[i], NULL);
   free(workers);
   workers = NULL;
+  free(lanes);
+  lanes = NULL;
 }

@@ -5,7 +5,8 @@
  * Idle workers sleep on a futex. Work an application thread enqueues may leave them asleep
  * until kiln_worker_pool_flush (kernel batching: the application's next flush or wait hands
  * it over, and a lone small job is then usually run by the waiting thread itself). Jobs
- * may share a kiln_worker_limit: at most its `max` threads run their batches at once. */
+ * may share a kiln_worker_limit: at most its `max` threads run their batches at once.
+ * Jobs are queued on submission lanes (kiln_worker_pool_lane_count). */
 #ifndef KILN_DEVICE_CPU_WORKER_POOL_H
 #define KILN_DEVICE_CPU_WORKER_POOL_H
 
@@ -34,6 +35,7 @@ struct kiln_job {
   kiln_job_done_fn done;
   size_t batch_count;          /* >= 1 */
   struct kiln_worker_limit *limit; /* NULL (kiln_job_init's default): no limit */
+  unsigned lane;               /* submission lane, < kiln_worker_pool_lane_count(); 0 by default */
   /* Threads that ran at least one batch; final when `done` runs (scheduling trace). */
   atomic_uint threads;
   /* Pool-private from here on (kiln_job_init sets them up). */
@@ -50,6 +52,7 @@ static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln
   job->done = done;
   job->batch_count = batch_count;
   job->limit = NULL;
+  job->lane = 0;
   atomic_init(&job->threads, 0);
   atomic_init(&job->next_batch, 0);
   atomic_init(&job->holds, 1);
@@ -87,6 +90,11 @@ void kiln_worker_pool_run(struct kiln_job *job, unsigned worker_id);
  * Returns true when it ran at least one batch (a waiter then re-checks its condition
  * before sleeping). */
 bool kiln_worker_pool_help(void);
+
+/* Submission lanes (one per compute unit): each keeps its queued jobs in order, and
+ * threads take jobs from the lanes in turn, so work submitted on one lane never waits
+ * behind the backlog of another (cl_intel_command_queue_families' queue indices). */
+unsigned kiln_worker_pool_lane_count(void);
 
 /* Worker threads in the pool (starts it). */
 unsigned kiln_worker_pool_size(void);

@@ -58,7 +58,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCommandBufferKHR(cl_uint num_queues, cl
   cl_command_queue queue;
   cl_int err = execution_queue(command_buffer, num_queues, queues, &queue);
   if (err != CL_SUCCESS) return err;
-  if ((err = kiln_command_check_wait_list(queue, num_events_in_wait_list, event_wait_list)) != CL_SUCCESS)
+  if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_COMMAND_BUFFER_KHR, num_events_in_wait_list,
+                                        event_wait_list, event)) != CL_SUCCESS)
     return err;
   if (!pending_acquire(command_buffer)) return CL_INVALID_OPERATION;
   kiln_object_retain(&command_buffer->obj); /* a release while pending waits for the end */

@@ -50,7 +50,7 @@ static cl_int record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint w
   return err;
 }
 
-static const struct kiln_queue_enqueue_hooks recordable_hooks = {check_command, record_ndrange};
+static const struct kiln_queue_enqueue_hooks recordable_hooks = {.check = check_command, .ndrange = record_ndrange};
 
 __attribute__((constructor)) static void register_recordable_queues(void) {
   kiln_queue_property_parser_register(parse_recordable);

@@ -1,0 +1,134 @@
+/* queue_families.c: the families Kiln's CPU device offers, the device query, the queue
+ * properties and queries, and the enqueue check that applies family_rules.c. */
+#include "ext/intel_queue_families/intel_queue_families.h"
+
+#include "device/cpu/copy_engine.h"
+#include "runtime/event.h"
+#include "runtime/info.h"
+#include "runtime/queue.h"
+
+#include <string.h>
+
+#define HOST_QUEUE_PROPERTIES (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)
+#define TRANSFER_CAPABILITIES                                                                         \
+  (CL_QUEUE_CAPABILITY_TRANSFER_BUFFER_INTEL | CL_QUEUE_CAPABILITY_TRANSFER_BUFFER_RECT_INTEL |        \
+   CL_QUEUE_CAPABILITY_MAP_BUFFER_INTEL | CL_QUEUE_CAPABILITY_FILL_BUFFER_INTEL |                      \
+   CL_QUEUE_CAPABILITY_MARKER_INTEL | CL_QUEUE_CAPABILITY_BARRIER_INTEL)
+#define EVENT_CAPABILITIES                                                                            \
+  (CL_QUEUE_CAPABILITY_CREATE_SINGLE_QUEUE_EVENTS_INTEL | CL_QUEUE_CAPABILITY_CREATE_CROSS_QUEUE_EVENTS_INTEL | \
+   CL_QUEUE_CAPABILITY_SINGLE_QUEUE_EVENT_WAIT_LIST_INTEL | CL_QUEUE_CAPABILITY_CROSS_QUEUE_EVENT_WAIT_LIST_INTEL)
+
+static const struct family {
+  const char *name;
+  cl_command_queue_properties properties;
+  cl_command_queue_capabilities_intel capabilities;
+  enum kiln_queue_engine engine;
+} families[] = {
+    /* Default capabilities and CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, as the spec requires of one family. */
+    {"compute (worker pool lanes)", HOST_QUEUE_PROPERTIES, CL_QUEUE_DEFAULT_CAPABILITIES_INTEL, KILN_ENGINE_WORKERS},
+    {"copy (copy engine threads)", HOST_QUEUE_PROPERTIES, TRANSFER_CAPABILITIES | EVENT_CAPABILITIES,
+     KILN_ENGINE_COPY_THREAD},
+    /* Its commands complete inside the enqueue call: no events to create or wait for, and
+     * nothing to reorder or profile. */
+    {"immediate copy (calling thread)", 0, TRANSFER_CAPABILITIES, KILN_ENGINE_CALLER},
+};
+#define FAMILY_COUNT (sizeof families / sizeof families[0])
+
+static cl_uint family_queue_count(const struct family *family) {
+  switch (family->engine) {
+  case KILN_ENGINE_WORKERS:
+    return kiln_worker_pool_lane_count();
+  case KILN_ENGINE_COPY_THREAD:
+    return KILN_COPY_ENGINES;
+  default:
+    return 1;
+  }
+}
+
+cl_int kiln_ext_intel_queue_families_device_info(cl_device_id device, cl_device_info param_name,
+                                                 size_t param_value_size, void *param_value,
+                                                 size_t *param_value_size_ret) {
+  (void)device;
+  if (param_name != CL_DEVICE_QUEUE_FAMILY_PROPERTIES_INTEL) return CL_INVALID_VALUE;
+  cl_queue_family_properties_intel table[FAMILY_COUNT];
+  memset(table, 0, sizeof table);
+  for (size_t i = 0; i < FAMILY_COUNT; i++) {
+    table[i].properties = families[i].properties;
+    table[i].capabilities = families[i].capabilities;
+    table[i].count = family_queue_count(&families[i]);
+    strncpy(table[i].name, families[i].name, CL_QUEUE_FAMILY_MAX_NAME_SIZE_INTEL - 1);
+  }
+  KILN_INFO_ARRAY(table, sizeof table);
+}
+
+/* The family and index given at creation; false for a queue created without them. */
+static bool queue_family(const struct kiln_queue_config *cfg, cl_queue_properties *family,
+                         cl_queue_properties *index) {
+  return kiln_queue_config_find(cfg, CL_QUEUE_FAMILY_INTEL, family) &&
+         kiln_queue_config_find(cfg, CL_QUEUE_INDEX_INTEL, index);
+}
+
+static cl_command_queue_capabilities_intel queue_capabilities(cl_command_queue queue) {
+  cl_queue_properties family, index;
+  if (!kiln_queue_has_extension_properties(&queue->config) || !queue_family(&queue->config, &family, &index))
+    return CL_QUEUE_DEFAULT_CAPABILITIES_INTEL;
+  return families[family].capabilities;
+}
+
+/* Each value alone: the family must exist; the index is checked against its family once
+ * both are known (validate_family). */
+static cl_int parse_family_property(cl_queue_properties name, cl_queue_properties value,
+                                    struct kiln_queue_config *cfg) {
+  (void)cfg;
+  if (name == CL_QUEUE_FAMILY_INTEL) return value < FAMILY_COUNT ? CL_SUCCESS : CL_INVALID_VALUE;
+  if (name == CL_QUEUE_INDEX_INTEL) return value <= CL_UINT_MAX ? CL_SUCCESS : CL_INVALID_VALUE;
+  return KILN_QUEUE_PROPERTY_NOT_MINE;
+}
+
+static cl_int validate_family(struct kiln_queue_config *cfg) {
+  cl_queue_properties family, index;
+  bool has_family = kiln_queue_config_find(cfg, CL_QUEUE_FAMILY_INTEL, &family);
+  bool has_index = kiln_queue_config_find(cfg, CL_QUEUE_INDEX_INTEL, &index);
+  if (has_family != has_index) return CL_INVALID_VALUE; /* both or neither */
+  if (!has_family) return CL_SUCCESS;
+  const struct family *f = &families[family];
+  if (index >= family_queue_count(f)) return CL_INVALID_VALUE;
+  /* Valid properties the family does not support. */
+  if (cfg->properties & ~f->properties) return CL_INVALID_QUEUE_PROPERTIES;
+  cfg->placement.engine = f->engine;
+  cfg->placement.lane = (unsigned)index;
+  cfg->placement.chosen = true;
+  return CL_SUCCESS;
+}
+
+/* A queue created without a family is in the compute family, on the lane the core gave it. */
+static cl_int family_queue_info(cl_command_queue queue, cl_command_queue_info param_name, size_t param_value_size,
+                                void *param_value, size_t *param_value_size_ret) {
+  cl_queue_properties family = 0, index = queue->config.placement.lane;
+  if (param_name != CL_QUEUE_FAMILY_INTEL && param_name != CL_QUEUE_INDEX_INTEL) return CL_INVALID_VALUE;
+  queue_family(&queue->config, &family, &index);
+  KILN_INFO_VALUE(cl_uint, (cl_uint)(param_name == CL_QUEUE_FAMILY_INTEL ? family : index));
+}
+
+static cl_int check_enqueue(const struct kiln_enqueue_check *check) {
+  cl_command_queue queue = check->queue;
+  cl_command_queue_capabilities_intel caps = queue_capabilities(queue);
+  cl_int err = kiln_family_check_command(caps, check->type);
+  if (err == CL_SUCCESS && check->num_events) err = kiln_family_check_wait_list(caps);
+  for (cl_uint i = 0; err == CL_SUCCESS && i < check->num_events; i++) {
+    cl_command_queue event_queue = check->wait_list[i]->queue;
+    err = kiln_family_check_wait_event(caps, event_queue == queue, event_queue != NULL,
+                                       event_queue ? queue_capabilities(event_queue) : 0);
+  }
+  if (err == CL_SUCCESS && check->returns_event) err = kiln_family_check_event_request(caps);
+  return err;
+}
+
+static const struct kiln_queue_enqueue_hooks family_hooks = {.check_enqueue = check_enqueue};
+
+__attribute__((constructor)) static void register_queue_families(void) {
+  kiln_queue_property_parser_register(parse_family_property);
+  kiln_queue_config_validator_register(validate_family);
+  kiln_queue_info_provider_register(family_queue_info);
+  kiln_queue_enqueue_hooks_register(&family_hooks);
+}
