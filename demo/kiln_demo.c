@@ -6,7 +6,9 @@
  * replays with an argument and a size changed, imports a malloc'd array
  * (cl_arm_import_memory) that a kernel updates in place, and runs one kernel under Arm's
  * scheduling controls (cl_arm_scheduling_controls: a compute-unit limit, a work-group
- * batch size), showing Kiln's scheduling trace, checking every value it gets back. */
+ * batch size), showing Kiln's scheduling trace, and runs a kernel on a compute-family
+ * queue while a copy-family queue copies a large buffer (cl_intel_command_queue_families),
+ * checking every value it gets back. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/kiln_command_buffer.h> /* first: 0.9.7 declarations over older system headers */
 #include <CL/cl_ext_qcom.h>
@@ -328,6 +330,89 @@ static size_t scheduling_controls(cl_device_id device, cl_context context) {
   return wrong;
 }
 
+/* cl_intel_command_queue_families: a kernel on a compute-family queue while a copy-family
+ * queue (a copy engine thread) copies a large buffer; then, after an event from the
+ * kernel, the copy queue copies the kernel's result, and an immediate-family queue writes
+ * a small header synchronously. Returns wrong values. */
+static size_t queue_families(cl_device_id device, cl_context context) {
+  size_t size = 0;
+  CHECK(clGetDeviceInfo(device, CL_DEVICE_QUEUE_FAMILY_PROPERTIES_INTEL, 0, NULL, &size));
+  cl_queue_family_properties_intel families[8];
+  size_t count = size / sizeof families[0];
+  if (count < 3 || count > 8) {
+    fprintf(stderr, "kiln_demo: cl_intel_command_queue_families missing\n");
+    return 1;
+  }
+  CHECK(clGetDeviceInfo(device, CL_DEVICE_QUEUE_FAMILY_PROPERTIES_INTEL, size, families, NULL));
+  printf("queue families:");
+  for (size_t f = 0; f < count; f++) printf(" %zu \"%s\" x%u%s", f, families[f].name, families[f].count, f + 1 < count ? ";" : "\n");
+  cl_int err;
+  cl_command_queue queues[3];
+  for (cl_uint f = 0; f < 3; f++) {
+    cl_queue_properties properties[] = {CL_QUEUE_FAMILY_INTEL, f, CL_QUEUE_INDEX_INTEL, 0, 0};
+    queues[f] = clCreateCommandQueueWithProperties(context, device, properties, &err);
+    CHECK(err);
+  }
+  static const char *source = "kernel void scramble(global uint *v) { size_t i = get_global_id(0);"
+                              " for (int k = 0; k < 200; k++) v[i] = v[i] * 1664525u + 1013904223u; }\n";
+  cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+  CHECK(err);
+  CHECK(clBuildProgram(program, 1, &device, NULL, NULL, NULL));
+  cl_kernel kernel = clCreateKernel(program, "scramble", &err);
+  CHECK(err);
+  enum { ITEMS = 1 << 18, BIG = 64 << 20 };
+  cl_uint *host = malloc(ITEMS * sizeof *host);
+  for (cl_uint i = 0; i < ITEMS; i++) host[i] = i;
+  cl_mem values = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, ITEMS * sizeof *host, host, &err);
+  CHECK(err);
+  cl_mem result = clCreateBuffer(context, CL_MEM_READ_WRITE, ITEMS * sizeof *host + 64, NULL, &err);
+  CHECK(err);
+  cl_mem big_src = clCreateBuffer(context, CL_MEM_READ_WRITE, BIG, NULL, &err);
+  CHECK(err);
+  cl_mem big_dst = clCreateBuffer(context, CL_MEM_READ_WRITE, BIG, NULL, &err);
+  CHECK(err);
+  cl_uchar pattern = 0xa5;
+  CHECK(clEnqueueFillBuffer(queues[1], big_src, &pattern, 1, 0, BIG, 0, NULL, NULL));
+  CHECK(clSetKernelArg(kernel, 0, sizeof values, &values));
+  size_t items = ITEMS;
+  cl_event computed;
+  double t0 = now_ms();
+  CHECK(clEnqueueCopyBuffer(queues[1], big_src, big_dst, 0, 0, BIG, 0, NULL, NULL));
+  CHECK(clFlush(queues[1]));
+  CHECK(clEnqueueNDRangeKernel(queues[0], kernel, 1, NULL, &items, NULL, 0, NULL, &computed));
+  CHECK(clEnqueueCopyBuffer(queues[1], values, result, 0, 64, ITEMS * sizeof *host, 1, &computed, NULL));
+  CHECK(clFinish(queues[1]));
+  double ms = now_ms() - t0;
+  CHECK(clFinish(queues[0]));
+  char header[64] = "kiln demo: scrambled values follow";
+  CHECK(clEnqueueWriteBuffer(queues[2], result, CL_FALSE, 0, sizeof header, header, 0, NULL, NULL));
+  cl_uint *got = malloc(ITEMS * sizeof *got + 64);
+  CHECK(clEnqueueReadBuffer(queues[2], result, CL_TRUE, 0, ITEMS * sizeof *got + 64, got, 0, NULL, NULL));
+  size_t wrong = memcmp(got, header, sizeof header) != 0;
+  for (cl_uint i = 0; i < ITEMS; i++) {
+    cl_uint x = i;
+    for (int k = 0; k < 200; k++) x = x * 1664525u + 1013904223u;
+    wrong += got[16 + i] != x;
+  }
+  cl_uchar *copied = malloc(BIG);
+  CHECK(clEnqueueReadBuffer(queues[1], big_dst, CL_TRUE, 0, BIG, copied, 0, NULL, NULL));
+  for (size_t i = 0; i < BIG; i++) wrong += copied[i] != pattern;
+  printf("queue families: %d MiB copied by a copy engine while the compute family ran kernel scramble, then its"
+         " result copied after the kernel's event, in %.1f ms; %zu wrong values\n", BIG >> 20, ms, wrong);
+  free(host);
+  free(got);
+  free(copied);
+  CHECK(clReleaseEvent(computed));
+  CHECK(clReleaseMemObject(values));
+  CHECK(clReleaseMemObject(result));
+  CHECK(clReleaseMemObject(big_src));
+  CHECK(clReleaseMemObject(big_dst));
+  CHECK(clReleaseKernel(kernel));
+  CHECK(clReleaseProgram(program));
+  for (int f = 0; f < 3; f++) CHECK(clReleaseCommandQueue(queues[f]));
+  return wrong;
+}
+
 int main(void) {
   /* Kiln reads KILN_TRACE when it loads: the scheduling section prints what it logs. */
   int trace_fd = mkstemp(trace_path);
@@ -437,6 +522,7 @@ int main(void) {
   wrong += recording_replays(platform, device, context, work);
   wrong += imported_memory(platform, device, context, work);
   wrong += scheduling_controls(device, context);
+  wrong += queue_families(device, context);
   if (trace_fd >= 0) unlink(trace_path);
 
   CHECK(clReleaseEvent(uploaded));

@@ -3,7 +3,7 @@
  * Every kernel result is checked against a host reference; a wrong result fails the run.
  *
  *   kiln_bench [--platform NAME] [--quick] [--only LIST]
- *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,recording,sched,build
+ *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,recording,sched,families,build
  *
  * Performance is measured here, never asserted in tests. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -494,6 +494,92 @@ static void bench_scheduling_controls(struct bench_env *env) {
   free(count_values);
 }
 
+/* ---- cl_intel_command_queue_families: a copy on the copy family beside a kernel ----
+ * Tokens declared locally; values from cl.xml. */
+#define BENCH_QUEUE_FAMILY_INTEL 0x418C
+#define BENCH_QUEUE_INDEX_INTEL 0x418D
+
+static cl_command_queue family_queue(struct bench_env *env, cl_uint family, cl_uint index) {
+  cl_queue_properties properties[] = {BENCH_QUEUE_FAMILY_INTEL, family, BENCH_QUEUE_INDEX_INTEL, index, 0};
+  cl_int err;
+  cl_command_queue queue = clCreateCommandQueueWithProperties(env->context, env->device, properties, &err);
+  CHECK(err);
+  return queue;
+}
+
+static void bench_queue_families(struct bench_env *env) {
+  if (!platform_has_extension(env, "cl_intel_command_queue_families")) {
+    printf("%-10s %-44s %12s\n", env->platform_name, "queue families (cl_intel_command_queue_...)", "n/a");
+    return;
+  }
+  cl_program program = build(env, sched_source, NULL);
+  cl_kernel hash = kernel_of(program, "hash");
+  /* Sized so that the kernel and the copy take about as long on the test machine. */
+  size_t items = env->quick ? (1u << 16) : (1u << 18), bytes = (size_t)(env->quick ? 128u : 512u) << 20;
+  cl_int rounds = 150;
+  cl_mem out = buffer(env, CL_MEM_READ_WRITE, items * sizeof(cl_uint), NULL);
+  cl_mem src = buffer(env, CL_MEM_READ_WRITE, bytes, NULL), dst = buffer(env, CL_MEM_READ_WRITE, bytes, NULL);
+  cl_uchar pattern = 0x5a, zero = 0;
+  CHECK(clEnqueueFillBuffer(env->queue, src, &pattern, 1, 0, bytes, 0, NULL, NULL));
+  CHECK(clSetKernelArg(hash, 0, sizeof out, &out));
+  CHECK(clSetKernelArg(hash, 1, sizeof rounds, &rounds));
+  cl_command_queue compute = family_queue(env, 0, 0), copy = family_queue(env, 1, 0);
+  int reps = env->quick ? 2 : 5;
+  double kernel_best = 1e300, copy_best = 1e300, serial_best = 1e300, overlap_best = 1e300;
+  for (int r = 0; r <= reps; r++) { /* round 0 warms up */
+    CHECK(clEnqueueFillBuffer(env->queue, dst, &zero, 1, 0, bytes, 0, NULL, NULL));
+    CHECK(clFinish(env->queue));
+    double t0 = now_us();
+    CHECK(clEnqueueNDRangeKernel(compute, hash, 1, NULL, &items, NULL, 0, NULL, NULL));
+    CHECK(clFinish(compute));
+    double t1 = now_us();
+    CHECK(clEnqueueCopyBuffer(compute, src, dst, 0, 0, bytes, 0, NULL, NULL));
+    CHECK(clFinish(compute));
+    double t2 = now_us();
+    CHECK(clEnqueueFillBuffer(env->queue, dst, &zero, 1, 0, bytes, 0, NULL, NULL));
+    CHECK(clFinish(env->queue));
+    double t3 = now_us();
+    CHECK(clEnqueueCopyBuffer(copy, src, dst, 0, 0, bytes, 0, NULL, NULL));
+    CHECK(clFlush(copy));
+    CHECK(clEnqueueNDRangeKernel(compute, hash, 1, NULL, &items, NULL, 0, NULL, NULL));
+    CHECK(clFinish(compute));
+    CHECK(clFinish(copy));
+    double t4 = now_us();
+    if (r == 0) continue;
+    if (t1 - t0 < kernel_best) kernel_best = t1 - t0;
+    if (t2 - t1 < copy_best) copy_best = t2 - t1;
+    if (t2 - t0 < serial_best) serial_best = t2 - t0;
+    if (t4 - t3 < overlap_best) overlap_best = t4 - t3;
+  }
+  cl_uchar *check = malloc(bytes);
+  CHECK(clEnqueueReadBuffer(env->queue, dst, CL_TRUE, 0, bytes, check, 0, NULL, NULL));
+  for (size_t i = 0; i < bytes; i += 4093)
+    if (check[i] != pattern) fail("copy-family copy");
+  cl_uint first = 1;
+  CHECK(clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, sizeof first, &first, 0, NULL, NULL));
+  cl_uint x = 0;
+  for (int k = 0; k < rounds; k++) {
+    x = x * 1664525u + 1013904223u;
+    x ^= x >> 13;
+  }
+  if (first != x) fail("hash beside the copy");
+  char what[64];
+  report(env->platform_name, "compute-bound kernel alone (compute family)", kernel_best / 1e3, "ms");
+  snprintf(what, sizeof what, "%zu MiB buffer copy alone (compute family)", bytes >> 20);
+  report(env->platform_name, what, copy_best / 1e3, "ms");
+  report(env->platform_name, "kernel then copy, one queue", serial_best / 1e3, "ms");
+  report(env->platform_name, "copy on the copy family beside the kernel", overlap_best / 1e3, "ms");
+  report(env->platform_name, "  time saved by the copy family", 100.0 * (1.0 - overlap_best / serial_best), "%");
+  clReleaseCommandQueue(compute);
+  clReleaseCommandQueue(copy);
+  clReleaseMemObject(out);
+  clReleaseMemObject(src);
+  clReleaseMemObject(dst);
+  clReleaseKernel(hash);
+  clReleaseProgram(program);
+  free(check);
+}
+
 /* ---- vector add against host memcpy ---- */
 static const char *vadd_source =
     "kernel void vadd(global const float *a, global const float *b, global float *c) {\n"
@@ -900,6 +986,7 @@ int main(int argc, char **argv) {
   if (selected(only, "cmdbuf")) bench_command_buffer_replay(&env);
   if (selected(only, "recording")) bench_recording_replay(&env);
   if (selected(only, "sched")) bench_scheduling_controls(&env);
+  if (selected(only, "families")) bench_queue_families(&env);
   clReleaseCommandQueue(env.queue);
   clReleaseContext(env.context);
   return 0;
