@@ -5,28 +5,35 @@
 
 #include <pthread.h>
 
-#define PARSERS_MAX 16
-
-static pthread_mutex_t parsers_lock = PTHREAD_MUTEX_INITIALIZER;
-static kiln_queue_property_parser parsers[PARSERS_MAX];
-static atomic_uint parser_count;
-
-bool kiln_queue_property_parser_register(kiln_queue_property_parser parser) {
-  pthread_mutex_lock(&parsers_lock);
-  unsigned n = atomic_load(&parser_count);
-  bool ok = n < PARSERS_MAX;
-  if (ok) {
-    parsers[n] = parser;
-    atomic_store(&parser_count, n + 1);
+/* The extension hook registries: fixed tables that constructors fill, read without a lock
+ * (an entry is stored before the count that publishes it). */
+static pthread_mutex_t registries_lock = PTHREAD_MUTEX_INITIALIZER;
+#define HOOK_REGISTRY(name, type, max)                                                                    \
+  static type name##_table[max];                                                                         \
+  static atomic_uint name##_count;                                                                       \
+  static bool name##_add(type entry) {                                                                    \
+    pthread_mutex_lock(&registries_lock);                                                                \
+    unsigned n = atomic_load(&name##_count);                                                             \
+    bool ok = n < (max);                                                                                 \
+    if (ok) {                                                                                            \
+      name##_table[n] = entry;                                                                           \
+      atomic_store(&name##_count, n + 1);                                                                \
+    }                                                                                                    \
+    pthread_mutex_unlock(&registries_lock);                                                              \
+    return ok;                                                                                           \
   }
-  pthread_mutex_unlock(&parsers_lock);
-  return ok;
-}
+
+HOOK_REGISTRY(parsers, kiln_queue_property_parser, 16)
+HOOK_REGISTRY(enqueue_hooks, const struct kiln_queue_enqueue_hooks *, 4)
+HOOK_REGISTRY(validators, kiln_queue_config_validator, 4)
+HOOK_REGISTRY(info_providers, kiln_queue_info_provider, 4)
+
+bool kiln_queue_property_parser_register(kiln_queue_property_parser parser) { return parsers_add(parser); }
 
 static cl_int ask_extensions(cl_queue_properties name, cl_queue_properties value, struct kiln_queue_config *cfg) {
-  unsigned n = atomic_load(&parser_count);
+  unsigned n = atomic_load(&parsers_count);
   for (unsigned i = 0; i < n; i++) {
-    cl_int result = parsers[i](name, value, cfg);
+    cl_int result = parsers_table[i](name, value, cfg);
     if (result != KILN_QUEUE_PROPERTY_NOT_MINE) return result;
   }
   return CL_INVALID_VALUE;
@@ -106,74 +113,33 @@ bool kiln_queue_config_find(const struct kiln_queue_config *cfg, cl_queue_proper
   return false;
 }
 
-#define ENQUEUE_HOOKS_MAX 4
-static const struct kiln_queue_enqueue_hooks *enqueue_hooks[ENQUEUE_HOOKS_MAX];
-static atomic_uint enqueue_hook_count;
-
 bool kiln_queue_enqueue_hooks_register(const struct kiln_queue_enqueue_hooks *hooks) {
-  pthread_mutex_lock(&parsers_lock);
-  unsigned n = atomic_load(&enqueue_hook_count);
-  bool ok = n < ENQUEUE_HOOKS_MAX;
-  if (ok) {
-    enqueue_hooks[n] = hooks;
-    atomic_store(&enqueue_hook_count, n + 1);
-  }
-  pthread_mutex_unlock(&parsers_lock);
-  return ok;
+  return enqueue_hooks_add(hooks);
 }
 
 const struct kiln_queue_enqueue_hooks *const *kiln_queue_enqueue_hooks(unsigned *count) {
-  *count = atomic_load(&enqueue_hook_count);
-  return enqueue_hooks;
+  *count = atomic_load(&enqueue_hooks_count);
+  return enqueue_hooks_table;
 }
 
-
-#define VALIDATORS_MAX 4
-static kiln_queue_config_validator validators[VALIDATORS_MAX];
-static atomic_uint validator_count;
-
-bool kiln_queue_config_validator_register(kiln_queue_config_validator validator) {
-  pthread_mutex_lock(&parsers_lock);
-  unsigned n = atomic_load(&validator_count);
-  bool ok = n < VALIDATORS_MAX;
-  if (ok) {
-    validators[n] = validator;
-    atomic_store(&validator_count, n + 1);
-  }
-  pthread_mutex_unlock(&parsers_lock);
-  return ok;
-}
+bool kiln_queue_config_validator_register(kiln_queue_config_validator validator) { return validators_add(validator); }
 
 cl_int kiln_queue_config_validate(struct kiln_queue_config *cfg) {
-  unsigned n = atomic_load(&validator_count);
+  unsigned n = atomic_load(&validators_count);
   for (unsigned i = 0; i < n; i++) {
-    cl_int err = validators[i](cfg);
+    cl_int err = validators_table[i](cfg);
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
 }
 
-#define INFO_PROVIDERS_MAX 4
-static kiln_queue_info_provider info_providers[INFO_PROVIDERS_MAX];
-static atomic_uint info_provider_count;
-
-bool kiln_queue_info_provider_register(kiln_queue_info_provider provider) {
-  pthread_mutex_lock(&parsers_lock);
-  unsigned n = atomic_load(&info_provider_count);
-  bool ok = n < INFO_PROVIDERS_MAX;
-  if (ok) {
-    info_providers[n] = provider;
-    atomic_store(&info_provider_count, n + 1);
-  }
-  pthread_mutex_unlock(&parsers_lock);
-  return ok;
-}
+bool kiln_queue_info_provider_register(kiln_queue_info_provider provider) { return info_providers_add(provider); }
 
 cl_int kiln_queue_info_from_providers(cl_command_queue queue, cl_command_queue_info param_name,
                                       size_t param_value_size, void *param_value, size_t *param_value_size_ret) {
-  unsigned n = atomic_load(&info_provider_count);
+  unsigned n = atomic_load(&info_providers_count);
   for (unsigned i = 0; i < n; i++) {
-    cl_int err = info_providers[i](queue, param_name, param_value_size, param_value, param_value_size_ret);
+    cl_int err = info_providers_table[i](queue, param_name, param_value_size, param_value, param_value_size_ret);
     if (err != CL_INVALID_VALUE) return err;
   }
   return CL_INVALID_VALUE;
