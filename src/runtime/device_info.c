@@ -76,13 +76,15 @@ static const cl_name_version device_extensions[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_arm_import_memory"},      /* src/ext/arm_import/ */
     {CL_MAKE_VERSION(1, 0, 0), "cl_arm_import_memory_host"},
     {CL_MAKE_VERSION(0, 6, 0), "cl_arm_scheduling_controls"}, /* src/ext/arm_sched/ */
+    {CL_MAKE_VERSION(1, 0, 0), "cl_intel_command_queue_families"}, /* src/ext/intel_queue_families/ */
     {CL_MAKE_VERSION(1, 0, 0), "cl_arm_import_memory_dma_buf"}, /* last: only where dma-bufs exist */
 };
 #define DEVICE_EXTENSIONS                                                                             \
   "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics cl_khr_global_int32_extended_atomics " \
   "cl_khr_local_int32_base_atomics cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "       \
   "cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_extended_versioning cl_khr_command_buffer "          \
-  "cl_qcom_recordable_queues cl_arm_import_memory cl_arm_import_memory_host cl_arm_scheduling_controls"
+  "cl_qcom_recordable_queues cl_arm_import_memory cl_arm_import_memory_host cl_arm_scheduling_controls "  \
+  "cl_intel_command_queue_families"
 /* cl_arm_import_memory_dma_buf (the last entry of device_extensions) only where the
  * system has dma-bufs (ext/arm_import/). */
 static const char device_extensions_string[] = DEVICE_EXTENSIONS;

@@ -85,18 +85,22 @@ static const struct {
 
 /* Capability sets spanning every combination of the four event bits, with no other
  * bits, with Kiln's transfer set, and with every defined bit. */
-#define TRANSFERS                                                                                     \
-  (CL_QUEUE_CAPABILITY_TRANSFER_BUFFER_INTEL | CL_QUEUE_CAPABILITY_TRANSFER_BUFFER_RECT_INTEL |        \
-   CL_QUEUE_CAPABILITY_MAP_BUFFER_INTEL | CL_QUEUE_CAPABILITY_FILL_BUFFER_INTEL |                      \
-   CL_QUEUE_CAPABILITY_MARKER_INTEL | CL_QUEUE_CAPABILITY_BARRIER_INTEL)
+#define TRANSFERS                                                                                                      \
+  (CL_QUEUE_CAPABILITY_TRANSFER_BUFFER_INTEL | CL_QUEUE_CAPABILITY_TRANSFER_BUFFER_RECT_INTEL |                        \
+   CL_QUEUE_CAPABILITY_MAP_BUFFER_INTEL | CL_QUEUE_CAPABILITY_FILL_BUFFER_INTEL | CL_QUEUE_CAPABILITY_MARKER_INTEL |   \
+   CL_QUEUE_CAPABILITY_BARRIER_INTEL)
 static const caps_t others[] = {0, TRANSFERS, all_defined & ~EVENT_BITS};
 
 static caps_t event_combo(unsigned combo) {
   caps_t caps = 0;
-  if (combo & 1) caps |= CREATE_SINGLE;
-  if (combo & 2) caps |= CREATE_CROSS;
-  if (combo & 4) caps |= WAIT_SINGLE;
-  if (combo & 8) caps |= WAIT_CROSS;
+  if (combo & 1)
+    caps |= CREATE_SINGLE;
+  if (combo & 2)
+    caps |= CREATE_CROSS;
+  if (combo & 4)
+    caps |= WAIT_SINGLE;
+  if (combo & 8)
+    caps |= WAIT_CROSS;
   return caps;
 }
 
@@ -134,7 +138,8 @@ static void test_absent_capability_refuses_its_commands(void **state) {
       fail_msg("%s allowed with capabilities 0x%llx (without its own)", table[i].name, (unsigned long long)rest);
     for (unsigned bit = 0; bit < 64; bit++) {
       caps_t one = 1ull << bit;
-      if (one == table[i].needs) continue;
+      if (one == table[i].needs)
+        continue;
       if (kiln_family_check_command(one, table[i].type) != CL_INVALID_OPERATION)
         fail_msg("%s allowed with only bit %u", table[i].name, bit);
     }
@@ -169,10 +174,12 @@ static void test_wait_list_rule(void **state) {
   for (size_t o = 0; o < sizeof others / sizeof others[0]; o++)
     for (unsigned combo = 0; combo < 16; combo++) {
       caps_t caps = others[o] | event_combo(combo);
-      if (caps == CL_QUEUE_DEFAULT_CAPABILITIES_INTEL) continue;
+      if (caps == CL_QUEUE_DEFAULT_CAPABILITIES_INTEL)
+        continue;
       cl_int want = (caps & WAIT_SINGLE) ? CL_SUCCESS : CL_INVALID_EVENT_WAIT_LIST;
       cl_int got = kiln_family_check_wait_list(caps);
-      if (got != want) fail_msg("wait list with capabilities 0x%llx: %d, expected %d", (unsigned long long)caps, got, want);
+      if (got != want)
+        fail_msg("wait list with capabilities 0x%llx: %d, expected %d", (unsigned long long)caps, got, want);
     }
   assert_int_equal(CL_INVALID_EVENT_WAIT_LIST, kiln_family_check_wait_list(WAIT_CROSS));
   assert_int_equal(CL_INVALID_EVENT_WAIT_LIST, kiln_family_check_wait_list(TRANSFERS));
@@ -186,7 +193,8 @@ static void test_event_request_rule(void **state) {
   for (size_t o = 0; o < sizeof others / sizeof others[0]; o++)
     for (unsigned combo = 0; combo < 16; combo++) {
       caps_t caps = others[o] | event_combo(combo);
-      if (caps == CL_QUEUE_DEFAULT_CAPABILITIES_INTEL) continue;
+      if (caps == CL_QUEUE_DEFAULT_CAPABILITIES_INTEL)
+        continue;
       cl_int want = (caps & (CREATE_SINGLE | CREATE_CROSS)) ? CL_SUCCESS : CL_INVALID_EVENT;
       cl_int got = kiln_family_check_event_request(caps);
       if (got != want)
@@ -208,7 +216,8 @@ static void test_wait_event_of_the_same_queue(void **state) {
   (void)state;
   for (size_t w = 0; w < SETS; w++) {
     caps_t caps = set_at(w);
-    if (caps != 0 && !(caps & (CREATE_SINGLE | CREATE_CROSS))) continue; /* such a queue has no events */
+    if (caps != 0 && !(caps & (CREATE_SINGLE | CREATE_CROSS)))
+      continue; /* such a queue has no events */
     if (kiln_family_check_wait_event(caps, true, true, caps) != CL_SUCCESS)
       fail_msg("own event refused with capabilities 0x%llx", (unsigned long long)caps);
   }

@@ -93,8 +93,11 @@ static cl_int validate_family(struct kiln_queue_config *cfg) {
   if (!has_family) return CL_SUCCESS;
   const struct family *f = &families[family];
   if (index >= family_queue_count(f)) return CL_INVALID_VALUE;
-  /* Valid properties the family does not support. */
+  /* Valid properties the family does not support; an extension's bits (a recordable
+   * queue, which only records kernels) only on the default-capabilities family. */
   if (cfg->properties & ~f->properties) return CL_INVALID_QUEUE_PROPERTIES;
+  if (cfg->ext_property_bits && f->capabilities != CL_QUEUE_DEFAULT_CAPABILITIES_INTEL)
+    return CL_INVALID_QUEUE_PROPERTIES;
   cfg->placement.engine = f->engine;
   cfg->placement.lane = (unsigned)index;
   cfg->placement.chosen = true;
