@@ -74,19 +74,6 @@ static void fill_ints(cl_command_queue queue, cl_mem buffer, size_t count, cl_in
   assert_cl_success(clFinish(queue));
 }
 
-static void expect_all(cl_command_queue queue, cl_mem buffer, size_t count, cl_int value, const char *what) {
-  cl_int *got = malloc(count * sizeof *got);
-  assert_non_null(got);
-  kiln_test_read(queue, buffer, count * sizeof *got, got);
-  for (size_t i = 0; i < count; i++)
-    if (got[i] != value) {
-      cl_int bad = got[i];
-      free(got);
-      fail_msg("%s: element %zu is %d, expected %d", what, i, bad, value);
-    }
-  free(got);
-}
-
 /* ---- every worker busy (spinning kernels), released by the teardown if a test fails ---- */
 
 #define MAX_UNITS 64
@@ -362,15 +349,15 @@ static void outside_calls(struct kiln_test_env *env, cl_command_queue q, struct 
       assert_cl_success(clReleaseEvent(calls[i].event));
     }
   bool ran = want == CL_SUCCESS;
-  expect_all(env->queue, o->out[0], N, ran ? 11 : 0, "clEnqueueNDRangeKernel's output");
+  qrq_expect_all(env->queue, o->out[0], N, ran ? 11 : 0, "clEnqueueNDRangeKernel's output");
   cl_int first = -1;
   kiln_test_read(env->queue, o->out[1], sizeof first, &first);
   assert_int_equal(ran ? 12 : 0, first);
   assert_int_equal(ran ? 1 : 0, o->native_counter);
-  expect_all(env->queue, o->out[2], N, ran ? 13 : 0, "the substitute command buffer's output");
-  expect_all(env->queue, o->out[3], N, ran ? 14 : 0, "the own command buffer's output");
-  expect_all(env->queue, o->out[4], N, ran ? 15 : 0, "the recording's output");
-  expect_all(env->queue, o->out[5], N, ran ? 16 : 0, "the SVM recording's output");
+  qrq_expect_all(env->queue, o->out[2], N, ran ? 13 : 0, "the substitute command buffer's output");
+  qrq_expect_all(env->queue, o->out[3], N, ran ? 14 : 0, "the own command buffer's output");
+  qrq_expect_all(env->queue, o->out[4], N, ran ? 15 : 0, "the recording's output");
+  qrq_expect_all(env->queue, o->out[5], N, ran ? 16 : 0, "the SVM recording's output");
   assert_cl_success(kcb.clReleaseCommandBufferKHR(own));
   assert_cl_success(clReleaseEvent(done));
 }
@@ -488,7 +475,7 @@ static void test_command_buffer_on_transfer_families(void **state) {
       assert_int_equal(CL_INVALID_OPERATION, kcb.clEnqueueCommandBufferKHR(1, &q, cb, 0, NULL, &ev));
     assert_null(ev);
     assert_cl_success(clFinish(q));
-    expect_all(env->queue, a, N, 5, what); /* nothing ran */
+    qrq_expect_all(env->queue, a, N, 5, what); /* nothing ran */
     assert_cl_success(kcb.clEnqueueCommandBufferKHR(1, &compute, cb, 0, NULL, &ev));
     assert_cl_success(clWaitForEvents(1, &ev));
     assert_cl_success(clReleaseEvent(ev));
@@ -573,8 +560,8 @@ static void test_immediate_family_refuses_events(void **state) {
   /* Nothing happened: host memory, both buffers; the mapping is still there. */
   for (int i = 0; i < N; i++)
     assert_int_equal(40 + i, host[i]);
-  expect_all(env->queue, a, N, 1, "buffer a after refused calls");
-  expect_all(env->queue, b, N, 2, "buffer b after refused calls");
+  qrq_expect_all(env->queue, a, N, 1, "buffer a after refused calls");
+  qrq_expect_all(env->queue, b, N, 2, "buffer b after refused calls");
   assert_int_equal(2, mapped[N - 1]);
   assert_cl_success(clEnqueueUnmapMemObject(q, b, mapped, 0, NULL, NULL));
   /* The same calls without an event or a wait list are fine (test_immediate_family_capabilities). */
@@ -717,7 +704,7 @@ static void test_copy_family_out_of_order(void **state) {
   if (!ifam_poll_complete(last, IFAM_TIMEOUT_MS))
     fail_msg("the out-of-order copy queue did not finish");
   assert_int_equal(CL_COMPLETE, kiln_test_event_status(copied));
-  expect_all(env->queue, c, M, 9, "out-of-order copy queue");
+  qrq_expect_all(env->queue, c, M, 9, "out-of-order copy queue");
   assert_cl_success(clReleaseEvent(gate));
   assert_cl_success(clReleaseEvent(filled));
   assert_cl_success(clReleaseEvent(copied));
@@ -816,7 +803,7 @@ static void test_copy_indices_do_not_wait_for_each_other(void **state) {
   if (!overlapped)
     fail_msg("in %d attempts, a small copy on copy index 1 never completed before a %d MiB copy on index 0", ATTEMPTS,
              BIG >> 20);
-  expect_all(env->queue, small_dst, SMALL / sizeof(cl_int), ones, "the small copy");
+  qrq_expect_all(env->queue, small_dst, SMALL / sizeof(cl_int), ones, "the small copy");
   assert_cl_success(clReleaseMemObject(big_src));
   assert_cl_success(clReleaseMemObject(big_dst));
   assert_cl_success(clReleaseMemObject(small_src));
