@@ -1,6 +1,8 @@
 /* The scheduler: a command whose dependencies resolved either completes at once (failed
- * wait list, nothing to run), runs in a blocking caller, or becomes a one-batch job of
- * the worker pool. Commands made ready while another is being processed on the same
+ * wait list, nothing to run), runs in a blocking caller or, for a queue placed on the
+ * calling thread, in the thread that made it ready; a transfer of a queue placed on a
+ * copy engine goes to that engine; anything else becomes a job of the worker pool on its
+ * queue's lane (kernels: one batch per range of work-groups). Commands made ready while another is being processed on the same
  * thread go on a per-thread list, so long chains of markers do not recurse. */
 #include "runtime/scheduler.h"
 
