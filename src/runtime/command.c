@@ -35,15 +35,6 @@ cl_int kiln_command_check_enqueue(cl_command_queue queue, cl_command_type type, 
 struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type type, kiln_command_run_fn run,
                                          cl_int *errcode) {
   cl_int err;
-  if (kiln_queue_has_extension_properties(&queue->config)) {
-    unsigned count;
-    const struct kiln_queue_enqueue_hooks *const *hooks = kiln_queue_enqueue_hooks(&count);
-    for (unsigned i = 0; i < count; i++) {
-      if (!hooks[i]->check || (err = hooks[i]->check(queue, type)) == CL_SUCCESS) continue;
-      if (errcode) *errcode = err;
-      return NULL;
-    }
-  }
   cl_event event = kiln_event_create(queue->context, queue, type, &err);
   if (errcode) *errcode = err;
   if (!event) return NULL;

@@ -72,15 +72,13 @@ bool kiln_queue_info_provider_register(kiln_queue_info_provider provider);
 cl_int kiln_queue_info_from_providers(cl_command_queue queue, cl_command_queue_info param_name,
                                       size_t param_value_size, void *param_value, size_t *param_value_size_ret);
 
-/* Extension hooks on enqueues to queues created with extension properties (the core
- * calls them for no other queue). `check` sees every command created on such a queue and
- * may veto it with an error (NULL: no check). `ndrange` sees clEnqueueNDRangeKernel (and
- * clEnqueueTask) first: it returns KILN_QUEUE_PROPERTY_NOT_MINE to let the core enqueue,
- * or the call's result when it took the call (a recordable queue records it). */
+/* Extension hooks on enqueues. `check_enqueue` sees every enqueue call, on any queue,
+ * before its command is created (command.h's kiln_command_check_enqueue; also commands
+ * recorded into command buffers) and may refuse it with an error (NULL: no check).
+ * `ndrange` sees clEnqueueNDRangeKernel (and clEnqueueTask) on queues created with
+ * extension properties first: it returns KILN_QUEUE_PROPERTY_NOT_MINE to let the core
+ * enqueue, or the call's result when it took the call (a recordable queue records it). */
 struct kiln_queue_enqueue_hooks {
-  cl_int (*check)(cl_command_queue queue, cl_command_type type);
-  /* Sees every enqueue call on any queue before its command is created (command.h's
-   * kiln_command_check_enqueue); NULL: none. */
   cl_int (*check_enqueue)(const struct kiln_enqueue_check *check);
   cl_int (*ndrange)(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset,
                     const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events,

@@ -17,8 +17,7 @@ static bool step_of(struct kiln_command *command, struct kiln_replay_step *step)
   *step = (struct kiln_replay_step){.command = command};
   step->run_batch = kiln_command_batch_function(command, &step->batch_count);
   if (!step->run_batch) step->run = kiln_command_run_function(command);
-  const struct kiln_ndrange_launch *launch = kiln_ndrange_command_launch(command);
-  if (launch && launch->printf_buffer) step->printf_launch = launch;
+  step->launch = kiln_ndrange_command_launch(command);
   return step->run || step->run_batch;
 }
 
@@ -67,14 +66,14 @@ static void shared_step_done(struct kiln_job *job) {
   atomic_store_explicit(&((struct shared_step *)job)->done, true, memory_order_release);
 }
 
-/* `limit`: the one the executing thread holds a place of (its queue's), or NULL. */
-static cl_int run_shared(const struct step_execution *execution, unsigned worker_id, struct kiln_worker_limit *limit,
+static cl_int run_shared(const struct step_execution *execution, unsigned worker_id, cl_command_queue queue,
                          unsigned *threads) {
   struct shared_step shared = {.execution = execution};
   atomic_init(&shared.status, CL_SUCCESS);
   atomic_init(&shared.done, false);
   kiln_job_init(&shared.job, shared_step_run, shared_step_done, execution->step->batch_count);
-  shared.job.limit = limit;
+  shared.job.limit = kiln_queue_worker_limit(queue); /* the executing thread holds one of its places */
+  shared.job.lane = queue->config.placement.lane;
   kiln_worker_pool_run(&shared.job, worker_id);
   /* The batches left were claimed by running threads: they finish within a batch's time. */
   for (unsigned spins = 0; !atomic_load_explicit(&shared.done, memory_order_acquire); spins++)
@@ -84,7 +83,7 @@ static cl_int run_shared(const struct step_execution *execution, unsigned worker
 }
 
 cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsigned worker_id,
-                       struct kiln_worker_limit *limit) {
+                       cl_command_queue queue) {
   for (size_t i = 0; i < count; i++) {
     const struct kiln_replay_step *step = &steps[i];
     if (step->run) {
@@ -95,18 +94,18 @@ cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsig
     struct step_execution execution = {.step = step};
     struct kiln_ndrange_launch launch;
     struct kiln_printf_buffer output;
-    if (step->printf_launch) {
-      launch = *step->printf_launch;
+    if (step->launch && step->launch->printf_buffer) {
+      launch = *step->launch;
       kiln_printf_buffer_init(&output, KILN_PRINTF_BUFFER_SIZE, step->batch_count);
       launch.printf_buffer = &output;
       execution.launch = &launch;
     }
     unsigned threads = 1;
     cl_int status = step->batch_count == 1 ? run_step_batch(&execution, 0, worker_id)
-                                           : run_shared(&execution, worker_id, limit, &threads);
+                                           : run_shared(&execution, worker_id, queue, &threads);
     if (status < 0) return status;
-    const struct kiln_ndrange_launch *traced = kiln_ndrange_command_launch(step->command);
-    if (traced && kiln_trace_enabled(KILN_TRACE_SCHED)) kiln_ndrange_trace(traced, threads, limit);
+    if (step->launch && kiln_trace_enabled(KILN_TRACE_SCHED))
+      kiln_ndrange_trace(step->launch, threads, kiln_queue_worker_limit(queue));
   }
   return CL_SUCCESS;
 }
@@ -114,8 +113,7 @@ cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsig
 static cl_int run_execution(struct kiln_command *command, size_t batch, unsigned worker_id) {
   (void)batch;
   const struct kiln_replay_execution *execution = kiln_command_payload(command);
-  return kiln_replay_run(execution->steps, execution->step_count, worker_id,
-                         kiln_queue_worker_limit(KILN_COMMAND_EVENT(command)->queue));
+  return kiln_replay_run(execution->steps, execution->step_count, worker_id, KILN_COMMAND_EVENT(command)->queue);
 }
 
 static void execution_complete(struct kiln_command *command, cl_int status) {

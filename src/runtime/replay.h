@@ -16,7 +16,7 @@ struct kiln_replay_step {
   kiln_command_batch_fn run_batch;
   size_t batch_count;
   struct kiln_command *command;
-  const struct kiln_ndrange_launch *printf_launch; /* kernels that call printf: their launch */
+  const struct kiln_ndrange_launch *launch; /* NDRange steps: their launch (trace, printf); else NULL */
 };
 
 /* The steps of `count` recorded commands (NULL entries and commands with nothing to run,
@@ -24,14 +24,14 @@ struct kiln_replay_step {
 struct kiln_replay_step *kiln_replay_steps_new(struct kiln_command *const *commands, size_t count,
                                                size_t *step_count);
 
-/* Runs `count` steps in order on the calling thread, which runs a job batch as
- * `worker_id` holding a place of `limit` (the executing queue's compute-unit limit; NULL:
- * none): one-batch steps in place, multi-batch steps shared with the workers under the
- * same limit (each finished before the next starts); a kernel that calls printf gets a
- * printf buffer of its own for this run. Stops at the first negative status and returns it. */
-struct kiln_worker_limit;
+/* Runs `count` steps in order on the calling thread, which runs a job batch of a command
+ * of `queue` as `worker_id` (holding a place of the queue's compute-unit limit, if any):
+ * one-batch steps in place, multi-batch steps shared with the workers on the queue's lane
+ * under the same limit (each finished before the next starts); a kernel that calls printf
+ * gets a printf buffer of its own for this run. Stops at the first negative status and
+ * returns it. */
 cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsigned worker_id,
-                       struct kiln_worker_limit *limit);
+                       cl_command_queue queue);
 
 /* What an execution runs and who is told when it ends: `steps` must stay valid until
  * `complete(owner)` is called. */

@@ -62,8 +62,8 @@ static void batch_job_done(struct kiln_job *job) {
   cl_event event = event_of_job(job);
   if (event->profiling) event->time_end = kiln_time_now_ns();
   /* Before completion, so that a thread woken by it finds the line written. */
-  const struct kiln_ndrange_launch *launch = kiln_ndrange_command_launch(KILN_EVENT_COMMAND(event));
-  if (launch && kiln_trace_enabled(KILN_TRACE_SCHED))
+  const struct kiln_ndrange_launch *launch;
+  if (kiln_trace_enabled(KILN_TRACE_SCHED) && (launch = kiln_ndrange_command_launch(KILN_EVENT_COMMAND(event))))
     kiln_ndrange_trace(launch, atomic_load(&job->threads), job->limit);
   cl_int status = atomic_load(&event->batch_status);
   kiln_event_complete(event, status < 0 ? status : CL_COMPLETE, true);

@@ -24,9 +24,9 @@ static bool is_recordable(cl_command_queue queue) {
 
 /* "Only clEnqueueNDRangeKernel may be recorded. All other API enqueues to a recordable
  * queue will return CL_INVALID_OPERATION." NDRange commands reach here only from the
- * recording path below (clEnqueueNDRangeKernel itself is taken by check_ndrange). */
-static cl_int check_command(cl_command_queue queue, cl_command_type type) {
-  if (!is_recordable(queue) || type == CL_COMMAND_NDRANGE_KERNEL) return CL_SUCCESS;
+ * recording path below (clEnqueueNDRangeKernel itself is taken by record_ndrange). */
+static cl_int check_enqueue(const struct kiln_enqueue_check *check) {
+  if (!is_recordable(check->queue) || check->type == CL_COMMAND_NDRANGE_KERNEL) return CL_SUCCESS;
   return CL_INVALID_OPERATION;
 }
 
@@ -50,7 +50,7 @@ static cl_int record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint w
   return err;
 }
 
-static const struct kiln_queue_enqueue_hooks recordable_hooks = {.check = check_command, .ndrange = record_ndrange};
+static const struct kiln_queue_enqueue_hooks recordable_hooks = {.check_enqueue = check_enqueue, .ndrange = record_ndrange};
 
 __attribute__((constructor)) static void register_recordable_queues(void) {
   kiln_queue_property_parser_register(parse_recordable);
