@@ -50,5 +50,38 @@ bool kiln_test_extension_listed(cl_device_id device, const char *name);
 /* How many entries of CL_DEVICE_EXTENSIONS_WITH_VERSION are named `name`; *version gets
  * the version of the last one (untouched when none). */
 size_t kiln_test_extension_entries(cl_device_id device, const char *name, cl_version *version);
+/* Fails unless CL_DEVICE_EXTENSIONS lists `name` and CL_DEVICE_EXTENSIONS_WITH_VERSION
+ * lists it exactly once, with `version`. */
+void kiln_test_expect_extension(cl_device_id device, const char *name, cl_version version);
+
+/* The platform's entry point `name` (clGetExtensionFunctionAddressForPlatform); fails the
+ * test when there is none. */
+void *kiln_test_extension_function(cl_platform_id platform, const char *name);
+
+/* ---- host-side helpers (no OpenCL call) ---- */
+
+/* A reproducible pseudo-random sequence (xorshift32), so a failure can be replayed. */
+cl_uint kiln_test_random(cl_uint *state);
+/* `count` values in [-range / 2, range - range / 2) drawn from the sequence at *seed. */
+void kiln_test_random_ints(cl_uint *seed, cl_int *out, size_t count, cl_int range);
+
+double kiln_test_now_ms(void); /* a monotonic clock */
+void kiln_test_sleep_ms(unsigned ms);
+
+/* Whether every element (`all`), or at least one, of p[0 .. count - 1] is `value`. */
+bool kiln_test_ints_are(const volatile cl_int *p, size_t count, cl_int value, bool all);
+/* Polls every millisecond, for at most `ms`, until kiln_test_ints_are holds; returns
+ * whether it did. Host memory only: no OpenCL call is made. */
+bool kiln_test_poll_ints(const volatile cl_int *p, size_t count, cl_int value, bool all, unsigned ms);
+
+/* Zeroed page-aligned host memory of at least `bytes`, for CL_MEM_USE_HOST_PTR buffers. */
+void *kiln_test_host_alloc(size_t bytes);
+
+/* A host model of a rectangle copy between byte arrays: region[0] bytes by region[1] rows
+ * by region[2] slices, from src at src_origin to dst at dst_origin, with each side's row
+ * and slice pitches. */
+void kiln_test_rect_copy(unsigned char *dst, const size_t dst_origin[3], size_t dst_row, size_t dst_slice,
+                         const unsigned char *src, const size_t src_origin[3], size_t src_row, size_t src_slice,
+                         const size_t region[3]);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "kiln_test.h"
 #include "kiln_test_gates.h"
+#include "kiln_test_objects.h"
 
 #include <CL/cl_ext.h>
 
@@ -27,8 +28,7 @@ typedef __typeof__(&clImportMemoryARM) aim_import_fn;
 static aim_import_fn aim_import;
 
 static inline void aim_load(cl_platform_id platform) {
-  aim_import = (aim_import_fn)clGetExtensionFunctionAddressForPlatform(platform, "clImportMemoryARM");
-  if (!aim_import) fail_msg("clGetExtensionFunctionAddressForPlatform(\"clImportMemoryARM\") returned NULL");
+  aim_import = (aim_import_fn)kiln_test_extension_function(platform, "clImportMemoryARM");
 }
 
 /* Group fixture: kiln_test_env (context and in-order queue) plus clImportMemoryARM. */

@@ -5,8 +5,9 @@
  * this process; a test takes ast_trace_mark() before its work and, after clFinish, reads
  * the NDRange lines appended since with ast_trace_since (every line must have the
  * documented format and consistent numbers). Plus queues with scheduling properties,
- * the two batch hints, the batch-size arithmetic the extension defines, and polling host
- * memory without calling OpenCL (what the kernel-batching and deferred-flush checks see).
+ * the two batch hints and the batch-size arithmetic the extension defines. (Host memory
+ * watched without calling OpenCL, what the kernel-batching and deferred-flush checks see,
+ * is kiln_test_poll_ints.)
  *
  * A suite that also uses cl_khr_command_buffer includes khr_command_buffer_test.h first. */
 #ifndef ARM_SCHED_TEST_H
@@ -24,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- the trace ---- */
@@ -108,14 +108,7 @@ static inline struct ast_line ast_trace_one(long mark, const char *kernel, const
   return lines[0];
 }
 
-/* ---- device, queues, hints ---- */
-
-static inline cl_uint ast_compute_units(cl_device_id device) {
-  cl_uint units = 0;
-  assert_cl_success(clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL));
-  assert_true(units >= 1);
-  return units;
-}
+/* ---- queues, hints ---- */
 
 /* A queue from a property list (NULL allowed); fails the test when refused. */
 static inline cl_command_queue ast_queue(cl_context context, cl_device_id device, const cl_queue_properties *props) {
@@ -162,57 +155,6 @@ static inline unsigned long long ast_documented_default(unsigned long long group
   if (items < 1024) return groups;
   unsigned long long target = 4ull * compute_units;
   return (groups + target - 1) / target;
-}
-
-/* ---- host memory seen without OpenCL calls ---- */
-
-static inline double ast_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static inline void ast_sleep_ms(unsigned ms) {
-  nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000L}, NULL);
-}
-
-static inline bool ast_all_equal(const volatile cl_int *p, size_t count, cl_int value) {
-  for (size_t i = 0; i < count; i++)
-    if (p[i] != value) return false;
-  return true;
-}
-
-static inline bool ast_any_equal(const volatile cl_int *p, size_t count, cl_int value) {
-  for (size_t i = 0; i < count; i++)
-    if (p[i] == value) return true;
-  return false;
-}
-
-/* Polls every millisecond, for at most `ms`, until every element (`all`) or one element
- * is `value`; no OpenCL call is made. Returns whether it happened. */
-static inline bool ast_poll(const volatile cl_int *p, size_t count, cl_int value, bool all, unsigned ms) {
-  double end = ast_now_ms() + ms;
-  for (;;) {
-    if (all ? ast_all_equal(p, count, value) : ast_any_equal(p, count, value)) return true;
-    if (ast_now_ms() > end) return false;
-    ast_sleep_ms(1);
-  }
-}
-
-/* Zeroed host memory for a CL_MEM_USE_HOST_PTR buffer (the buffer's storage is this memory). */
-static inline cl_int *ast_host_ints(size_t count) {
-  size_t bytes = (count * sizeof(cl_int) + 4095) & ~(size_t)4095;
-  cl_int *p = aligned_alloc(4096, bytes);
-  assert_non_null(p);
-  memset(p, 0, bytes);
-  return p;
-}
-
-static inline cl_mem ast_host_buffer(cl_context context, cl_int *host, size_t count) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, count * sizeof(cl_int), host, &err);
-  assert_cl_success(err);
-  return buffer;
 }
 
 #endif

@@ -1,7 +1,8 @@
 /* intel_families_test.h: what the cl_intel_command_queue_families suites share: the
  * families Kiln documents (docs/intel-command-queue-families.md), the device query,
- * queues on a (family, index), their info, host memory seen without OpenCL calls, and
- * waits that never help the worker pool and never last longer than a bound.
+ * queues on a (family, index), their info, byte patterns, and waits that never help the
+ * worker pool and never last longer than a bound (host memory is watched with
+ * kiln_test_poll_ints).
  *
  * A suite that also uses cl_khr_command_buffer includes khr_command_buffer_test.h first
  * (its header must precede <CL/cl_ext.h>). */
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- the families Kiln documents ---- */
 
@@ -39,11 +39,11 @@ static const char *const ifam_family_names[IFAM_COUNT] = {"compute", "copy", "im
 
 /* ---- device queries ---- */
 
-static inline cl_uint ifam_compute_units(cl_device_id device) {
-  cl_uint units = 0;
-  assert_cl_success(clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL));
-  assert_true(units >= 1);
-  return units;
+/* CL_DEVICE_QUEUE_ON_HOST_PROPERTIES: what a default family lists. */
+static inline cl_command_queue_properties ifam_on_host_properties(cl_device_id device) {
+  cl_command_queue_properties on_host = 0;
+  assert_cl_success(clGetDeviceInfo(device, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof on_host, &on_host, NULL));
+  return on_host;
 }
 
 /* The family table (size query first, then the data); fails unless there are IFAM_COUNT. */
@@ -106,16 +106,6 @@ static inline cl_uint ifam_queue_uint(cl_command_queue queue, cl_command_queue_i
 
 /* ---- time and waits that never help the worker pool ---- */
 
-static inline double ifam_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static inline void ifam_sleep_ms(unsigned ms) {
-  nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000L}, NULL);
-}
-
 /* How long any wait of these suites may last before the test gives up. */
 #define IFAM_TIMEOUT_MS 10000
 
@@ -123,55 +113,24 @@ static inline void ifam_sleep_ms(unsigned ms) {
  * work in this thread) until it is complete or failed, for at most `ms`. Returns whether
  * it completed (CL_COMPLETE). */
 static inline bool ifam_poll_complete(cl_event event, unsigned ms) {
-  double end = ifam_now_ms() + ms;
+  double end = kiln_test_now_ms() + ms;
   for (;;) {
     cl_int status = kiln_test_event_status(event);
     if (status == CL_COMPLETE)
       return true;
-    if (status < 0 || ifam_now_ms() > end)
+    if (status < 0 || kiln_test_now_ms() > end)
       return false;
-    ifam_sleep_ms(1);
+    kiln_test_sleep_ms(1);
   }
 }
 
-/* What is left of a wait that ends at `end` (ifam_now_ms() + bound), at least 1 ms. */
+/* What is left of a wait that ends at `end` (kiln_test_now_ms() + bound), at least 1 ms. */
 static inline unsigned ifam_remaining_ms(double end) {
-  double left = end - ifam_now_ms();
+  double left = end - kiln_test_now_ms();
   return left < 1 ? 1u : (unsigned)left;
 }
 
-/* Polls host memory (no OpenCL call) until every one of `count` ints is `value`. */
-static inline bool ifam_poll_ints(const volatile cl_int *p, size_t count, cl_int value, unsigned ms) {
-  double end = ifam_now_ms() + ms;
-  for (;;) {
-    bool all = true;
-    for (size_t i = 0; i < count && all; i++)
-      all = p[i] == value;
-    if (all)
-      return true;
-    if (ifam_now_ms() > end)
-      return false;
-    ifam_sleep_ms(1);
-  }
-}
-
-/* ---- host memory ---- */
-
-/* Zeroed page-aligned host memory of at least `bytes`, for CL_MEM_USE_HOST_PTR buffers. */
-static inline void *ifam_host_alloc(size_t bytes) {
-  size_t rounded = (bytes + 4095) & ~(size_t)4095;
-  void *p = aligned_alloc(4096, rounded ? rounded : 4096);
-  assert_non_null(p);
-  memset(p, 0, rounded);
-  return p;
-}
-
-static inline cl_mem ifam_host_buffer(cl_context context, void *host, size_t bytes) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &err);
-  assert_cl_success(err);
-  return buffer;
-}
+/* ---- byte patterns ---- */
 
 /* A reproducible byte pattern: byte `i` of pattern `seed`. */
 static inline unsigned char ifam_byte(size_t i, unsigned seed) {

@@ -1,7 +1,8 @@
 /* khr_command_buffer_test.h: what the cl_khr_command_buffer suites share. The ICD loader
  * does not export the extension's entry points, so every suite calls them through `kcb`,
  * filled from clGetExtensionFunctionAddressForPlatform by kcb_setup; plus small helpers
- * for buffers, programs, command buffers and events that fail the test on any error.
+ * for command buffers and events that fail the test on any error, and the shared object
+ * helpers (kiln_test_objects.h) under this suite's prefix.
  *
  * Include it first: <CL/kiln_command_buffer.h> must precede every other OpenCL header. */
 #ifndef KHR_COMMAND_BUFFER_TEST_H
@@ -45,9 +46,7 @@ struct kcb_api {
 static struct kcb_api kcb;
 
 static inline void kcb_load(cl_platform_id platform) {
-#define KCB_LOAD(name)                                                                                                 \
-  kcb.name = (__typeof__(&name))clGetExtensionFunctionAddressForPlatform(platform, #name);                             \
-  if (!kcb.name) fail_msg("clGetExtensionFunctionAddressForPlatform(\"%s\") returned NULL", #name);
+#define KCB_LOAD(name) kcb.name = (__typeof__(&name))kiln_test_extension_function(platform, #name);
   KCB_FUNCTIONS(KCB_LOAD)
 #undef KCB_LOAD
 }
@@ -70,6 +69,10 @@ static inline int kcb_setup(void **state) {
 #define kcb_read kiln_test_read
 #define kcb_write kiln_test_write
 #define kcb_expect_ints kiln_test_expect_ints
+#define kcb_context kiln_test_context
+#define kcb_buffer_with kiln_test_buffer_with
+#define kcb_random kiln_test_random
+#define kcb_random_ints kiln_test_random_ints
 
 /* ---- objects ---- */
 
@@ -94,26 +97,8 @@ static inline cl_uint kcb_refcount(cl_command_buffer_khr cb) {
   return refs;
 }
 
-static inline cl_context kcb_context(cl_device_id device) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-  assert_cl_success(err);
-  return context;
-}
-
 /* User events a failed test cannot leave closed (kiln_test_gates.h). */
 static inline cl_event kcb_user_event(cl_context context) { return kiln_test_gate_new(context); }
 #define KCB_TEST(f) KILN_GATED_TEST(f)
-
-/* ---- data ---- */
-
-/* A reproducible pseudo-random sequence (xorshift32), so a failure can be replayed. */
-static inline cl_uint kcb_random(cl_uint *state) {
-  cl_uint x = *state;
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  return *state = x;
-}
 
 #endif

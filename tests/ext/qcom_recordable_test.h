@@ -41,9 +41,7 @@ QRQ_FUNCTIONS(QRQ_SAME_TYPE)
 #undef QRQ_SAME_TYPE
 
 static inline void qrq_load(cl_platform_id platform) {
-#define QRQ_LOAD(name)                                                                                                 \
-  qrq.name = (name##_fn)clGetExtensionFunctionAddressForPlatform(platform, #name);                                     \
-  if (!qrq.name) fail_msg("clGetExtensionFunctionAddressForPlatform(\"%s\") returned NULL", #name);
+#define QRQ_LOAD(name) qrq.name = (name##_fn)kiln_test_extension_function(platform, #name);
   QRQ_FUNCTIONS(QRQ_LOAD)
 #undef QRQ_LOAD
 }
@@ -66,6 +64,9 @@ static inline int qrq_setup(void **state) {
 #define qrq_read kiln_test_read
 #define qrq_write kiln_test_write
 #define qrq_expect_ints kiln_test_expect_ints
+#define qrq_buffer_with kiln_test_buffer_with
+#define qrq_fill kiln_test_fill_ints
+#define qrq_read_int kiln_test_read_int
 
 /* ---- queues and recordings ---- */
 
@@ -78,6 +79,15 @@ static inline cl_recording_qcom qrq_new(cl_command_queue recordable) {
   cl_recording_qcom recording = qrq.clNewRecordingQCOM(recordable, &err);
   assert_cl_success(err);
   assert_non_null(recording);
+  return recording;
+}
+
+/* A new recording on `recordable` of one NDRange of `kernel` (no offset), ended. */
+static inline cl_recording_qcom qrq_record(cl_command_queue recordable, cl_kernel kernel, cl_uint dim,
+                                           const size_t *global, const size_t *local) {
+  cl_recording_qcom recording = qrq_new(recordable);
+  assert_cl_success(clEnqueueNDRangeKernel(recordable, kernel, dim, NULL, global, local, 0, NULL, NULL));
+  assert_cl_success(qrq.clEndRecordingQCOM(recording));
   return recording;
 }
 
@@ -109,12 +119,6 @@ static inline cl_array_arg_qcom qrq_arg(cl_uint dispatch, cl_uint index, size_t 
 
 /* ---- programs, kernels, buffers ---- */
 
-/* Sets `count` ints of `buffer` to `value` (blocking). */
-static inline void qrq_fill(cl_command_queue queue, cl_mem buffer, size_t count, cl_int value) {
-  assert_cl_success(clEnqueueFillBuffer(queue, buffer, &value, sizeof value, 0, count * sizeof value, 0, NULL, NULL));
-  assert_cl_success(clFinish(queue));
-}
-
 /* A buffer of `count` ints, all `value`. */
 static inline cl_mem qrq_buffer_filled(cl_command_queue queue, cl_context context, size_t count, cl_int value) {
   cl_mem buffer = qrq_buffer(context, count * sizeof(cl_int));
@@ -135,17 +139,18 @@ static inline void qrq_expect_all(cl_command_queue queue, cl_mem buffer, size_t 
   free(got);
 }
 
-/* A reproducible pseudo-random sequence (xorshift32), so a failure can be replayed. */
-static inline cl_uint qrq_random(cl_uint *state) {
-  cl_uint x = *state;
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  return *state = x;
+/* kiln_test_random_ints from a fresh `seed`. */
+static inline void qrq_random_ints(cl_uint seed, cl_int *out, size_t count, cl_int range) {
+  kiln_test_random_ints(&seed, out, count, range);
 }
 
-static inline void qrq_random_ints(cl_uint seed, cl_int *out, size_t count, cl_int range) {
-  for (size_t i = 0; i < count; i++) out[i] = (cl_int)(qrq_random(&seed) % (cl_uint)range) - range / 2;
+/* The `count` kernel of `program` (KILN_TEST_COUNT_SOURCE) on a fresh zeroed counter
+ * (returned through *counter). */
+static inline cl_kernel qrq_counting_kernel(struct kiln_test_env *env, cl_program program, cl_mem *counter) {
+  *counter = qrq_buffer_filled(env->queue, env->context, 1, 0);
+  cl_kernel k = qrq_kernel(program, "count");
+  qrq_arg_mem(k, 0, *counter);
+  return k;
 }
 
 /* ---- events ---- */

@@ -184,12 +184,9 @@ static void test_properties_refused(void **state) {
 static void test_invalid_context(void **state) {
   struct kiln_test_env *env = *state;
   unsigned char *memory = malloc(64);
-  cl_int err;
-  cl_context released = clCreateContext(NULL, 1, &env->device, NULL, NULL, &err);
-  assert_cl_success(err);
+  cl_context released = kiln_test_context(env->device);
   assert_cl_success(clReleaseContext(released));
-  cl_mem buffer = clCreateBuffer(env->context, CL_MEM_READ_WRITE, 64, NULL, &err);
-  assert_cl_success(err);
+  cl_mem buffer = kiln_test_buffer(env->context, 64);
   struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(env->context);
   const cl_context bad[] = {NULL, (cl_context)&fake, released, (cl_context)env->queue, (cl_context)buffer,
                             (cl_context)env->device};
@@ -294,13 +291,6 @@ static void test_unmapped_pages(void **state) {
 
 /* ---- unaligned imports sharing pages ---- */
 
-static cl_context other_context(cl_device_id device) {
-  cl_int err;
-  cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-  assert_cl_success(err);
-  return context;
-}
-
 static void test_unaligned_imports_share_no_page(void **state) {
   struct kiln_test_env *env = *state;
   size_t page = aim_page();
@@ -317,7 +307,7 @@ static void test_unaligned_imports_share_no_page(void **state) {
   cl_mem c = aim_import_ok(ctx, CL_MEM_READ_WRITE, NULL, p + 2 * page + 8, 8);     /* unaligned, page 2 */
   aim_expect_error(CL_INVALID_OPERATION, ctx, CL_MEM_READ_WRITE, NULL, p + page + 100, 10, "unaligned in b's page");
   /* Another context claims pages of its own. */
-  cl_context ctx2 = other_context(env->device);
+  cl_context ctx2 = kiln_test_context(env->device);
   cl_mem d = aim_import_ok(ctx2, CL_MEM_READ_WRITE, NULL, p + 256, 256);
   cl_mem e = aim_import_ok(ctx2, CL_MEM_READ_WRITE, NULL, p + 2 * page + 100, 100);
   /* Released: the page is free again. */
@@ -379,9 +369,7 @@ static void test_failed_import_claims_nothing(void **state) {
 /* The claim lives as long as the buffer: a sub-buffer keeps its parent. */
 static void test_sub_buffer_keeps_claim(void **state) {
   struct kiln_test_env *env = *state;
-  cl_uint align_bits = 0;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL));
-  size_t align = align_bits / 8, page = aim_page();
+  size_t align = kiln_test_base_align(env->device), page = aim_page();
   unsigned char *p = aim_map_pages(1);
   cl_mem parent = aim_import_ok(env->context, CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS, NULL, p + 16, 2 * align + 64);
   atomic_int destroyed;
@@ -622,13 +610,9 @@ static void test_dma_buf(void **state) {
   /* A kernel's writes land in the dma-buf (seen through the test's own mapping). */
   mem = aim_import_ok(env->context, CL_MEM_READ_WRITE, dma, &fd, size);
   const char *source = "kernel void inc(global uchar *p) { p[get_global_id(0)] += 1; }";
-  cl_int err;
-  cl_program program = clCreateProgramWithSource(env->context, 1, &source, NULL, &err);
-  assert_cl_success(err);
-  assert_cl_success(clBuildProgram(program, 1, &env->device, NULL, NULL, NULL));
-  cl_kernel inc = clCreateKernel(program, "inc", &err);
-  assert_cl_success(err);
-  assert_cl_success(clSetKernelArg(inc, 0, sizeof mem, &mem));
+  cl_program program = kiln_test_program(env->context, env->device, source, NULL);
+  cl_kernel inc = kiln_test_kernel(program, "inc");
+  kiln_test_arg_mem(inc, 0, mem);
   assert_cl_success(clEnqueueNDRangeKernel(env->queue, inc, 1, NULL, &size, NULL, 0, NULL, NULL));
   assert_cl_success(clFinish(env->queue));
   for (size_t i = 0; i < size; i++) assert_int_equal((unsigned char)(i * 3 + 1), view[i]);

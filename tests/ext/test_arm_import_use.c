@@ -26,21 +26,15 @@ static cl_program program;
 static size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
 
 static int setup(void **state) {
-  aim_setup(state);
+  kiln_test_program_setup(state, aim_setup, &program, source, NULL);
   struct kiln_test_env *env = *state;
   kcb_load(env->platform);
   qrq_load(env->platform);
-  program = kcb_program(env->context, env->device, source, NULL);
-  cl_uint bits = 0;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL));
-  base_align = bits / 8;
+  base_align = kiln_test_base_align(env->device);
   return 0;
 }
 
-static int teardown(void **state) {
-  assert_cl_success(clReleaseProgram(program));
-  return kiln_test_env_teardown(state);
-}
+static int teardown(void **state) { return kiln_test_program_teardown(state, program); }
 
 /* Runs add_int(mem, v) over `count` ints and waits. */
 static void add_ints(cl_command_queue queue, cl_mem mem, size_t count, cl_int v) {
@@ -55,14 +49,6 @@ static void add_ints(cl_command_queue queue, cl_mem mem, size_t count, cl_int v)
 static void expect_bytes(const unsigned char *p, size_t count, unsigned char value, const char *what) {
   for (size_t i = 0; i < count; i++)
     if (p[i] != value) fail_msg("%s: byte %zu is 0x%02x, expected 0x%02x", what, i, p[i], value);
-}
-
-static cl_mem sub_buffer(cl_mem parent, size_t origin, size_t size) {
-  cl_buffer_region region = {origin, size};
-  cl_int err;
-  cl_mem sub = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-  assert_cl_success(err);
-  return sub;
 }
 
 /* ---- the storage is the application's memory ---- */
@@ -141,7 +127,7 @@ static void test_kernel_on_unaligned_ranges(void **state) {
   aligned[0] = -1;
   mem = aim_import_ok(env->context, CL_MEM_READ_WRITE, NULL, ints, count * sizeof(cl_int));
   add_ints(env->queue, mem, count, 10);
-  cl_mem sub = sub_buffer(mem, base_align, base_align);
+  cl_mem sub = kiln_test_sub_buffer(mem, 0, base_align, base_align);
   add_ints(env->queue, sub, base_align / sizeof(cl_int), 100);
   size_t sub_first = base_align / sizeof(cl_int), sub_end = 2 * sub_first;
   for (size_t i = 0; i < count; i++)
@@ -161,7 +147,8 @@ static void test_sub_buffers_of_imports(void **state) {
   for (size_t i = 0; i < count; i++) data[i] = (cl_int)(i * 2);
   cl_mem mem = aim_import_ok(env->context, CL_MEM_READ_WRITE, NULL, p, 4 * page);
   size_t o1 = 2 * base_align, n1 = 256, o2 = 2 * page, n2 = page / sizeof(cl_int);
-  cl_mem s1 = sub_buffer(mem, o1, n1 * sizeof(cl_int)), s2 = sub_buffer(mem, o2, n2 * sizeof(cl_int));
+  cl_mem s1 = kiln_test_sub_buffer(mem, 0, o1, n1 * sizeof(cl_int));
+  cl_mem s2 = kiln_test_sub_buffer(mem, 0, o2, n2 * sizeof(cl_int));
   add_ints(env->queue, s1, n1, 1);
   add_ints(env->queue, s2, n2, 100);
   for (size_t i = 0; i < count; i++) {
@@ -222,7 +209,7 @@ static void test_host_transfers_refused(void **state) {
   unsigned char host[256];
   memset(host, 0x33, sizeof host);
   cl_mem imp = aim_import_ok(env->context, CL_MEM_READ_WRITE, NULL, memory, page);
-  cl_mem sub = sub_buffer(imp, base_align, 256);
+  cl_mem sub = kiln_test_sub_buffer(imp, 0, base_align, 256);
   cl_mem ord = kcb_buffer(env->context, page);
   cl_uchar fill = 0x11;
   assert_cl_success(clEnqueueFillBuffer(q, ord, &fill, 1, 0, page, 0, NULL, NULL));
@@ -299,7 +286,7 @@ static void test_command_buffer_transfers_refused(void **state) {
   unsigned char *memory = aim_map_pages(1);
   memset(memory, 0x22, page);
   cl_mem imp = aim_import_ok(env->context, CL_MEM_READ_WRITE, NULL, memory, page);
-  cl_mem sub = sub_buffer(imp, base_align, 256);
+  cl_mem sub = kiln_test_sub_buffer(imp, 0, base_align, 256);
   cl_mem ord = kcb_buffer(env->context, page);
   cl_command_buffer_khr cb = kcb_create(env->queue, 0);
   const size_t zero[3] = {0, 0, 0}, region[3] = {16, 2, 1};
@@ -347,7 +334,7 @@ static void test_command_buffer_kernels(void **state) {
   cl_int *data = malloc(N * sizeof *data);
   for (int i = 0; i < N; i++) data[i] = i;
   cl_mem imp = aim_import_ok(env->context, CL_MEM_READ_WRITE, NULL, data, N * sizeof *data);
-  cl_mem sub = sub_buffer(imp, base_align, 64 * sizeof(cl_int));
+  cl_mem sub = kiln_test_sub_buffer(imp, 0, base_align, 64 * sizeof(cl_int));
   cl_mem ord = kcb_buffer(env->context, N * sizeof(cl_int));
   cl_kernel add = kcb_kernel(program, "add_int"), add_sub = kcb_kernel(program, "add_int"),
             copy = kcb_kernel(program, "copy_int");
@@ -402,10 +389,8 @@ static void test_recorded_kernels(void **state) {
   qrq_arg_mem(k, 0, ia);
   qrq_arg_int(k, 1, 4);
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
   size_t n = N;
-  assert_cl_success(clEnqueueNDRangeKernel(rq, k, 1, NULL, &n, NULL, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, k, 1, &n, NULL);
   for (int i = 0; i < N; i++) assert_int_equal(i, a[i]); /* recording runs nothing */
   qrq_replay(env->queue, r);
   for (int i = 0; i < N; i++) assert_int_equal(i + 4, a[i]);
@@ -431,7 +416,7 @@ static void test_migrate(void **state) {
   cl_int *data = malloc(N * sizeof *data);
   for (int i = 0; i < N; i++) data[i] = 7 * i;
   cl_mem imp = aim_import_ok(env->context, CL_MEM_READ_WRITE, NULL, data, N * sizeof *data);
-  cl_mem sub = sub_buffer(imp, base_align, 64);
+  cl_mem sub = kiln_test_sub_buffer(imp, 0, base_align, 64);
   cl_mem both[] = {imp, sub};
   const cl_mem_migration_flags flags[] = {0, CL_MIGRATE_MEM_OBJECT_HOST};
   for (size_t f = 0; f < 2; f++) {

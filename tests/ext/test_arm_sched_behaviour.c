@@ -63,10 +63,9 @@ static cl_int a_host[MAX_ITEMS], b_host[MAX_ITEMS];
 static cl_uint units;
 
 static int setup(void **state) {
-  kcb_setup(state);
+  kiln_test_program_setup(state, kcb_setup, &program, source, NULL);
   struct kiln_test_env *env = *state;
   qrq_load(env->platform);
-  program = kiln_test_program(env->context, env->device, source, NULL);
   for (size_t i = 0; i < MAX_ITEMS; i++) {
     a_host[i] = (cl_int)(i * 37 % 2003) - 1000;
     b_host[i] = (cl_int)(i * 11 % 307);
@@ -77,15 +76,14 @@ static int setup(void **state) {
   d_buf = kiln_test_buffer(env->context, sizeof a_host);
   kiln_test_write(env->queue, a_buf, sizeof a_host, a_host);
   kiln_test_write(env->queue, b_buf, sizeof b_host, b_host);
-  units = ast_compute_units(env->device);
+  units = kiln_test_compute_units(env->device);
   return 0;
 }
 
 static int teardown(void **state) {
   cl_mem buffers[] = {a_buf, b_buf, c_buf, d_buf};
   for (size_t i = 0; i < 4; i++) assert_cl_success(clReleaseMemObject(buffers[i]));
-  assert_cl_success(clReleaseProgram(program));
-  return kiln_test_env_teardown(state);
+  return kiln_test_program_teardown(state, program);
 }
 
 /* ---- vec and vec2 over a geometry ---- */
@@ -861,8 +859,8 @@ struct marked {
 
 static struct marked marked_new(struct kiln_test_env *env, size_t count) {
   struct marked m = {.count = count};
-  m.host = ast_host_ints(count);
-  m.buffer = ast_host_buffer(env->context, m.host, count);
+  m.host = kiln_test_host_alloc(count * sizeof(cl_int));
+  m.buffer = kiln_test_host_buffer(env->context, m.host, count * sizeof(cl_int));
   m.kernel = kiln_test_kernel(program, "mark");
   kiln_test_arg_mem(m.kernel, 0, m.buffer);
   return m;
@@ -879,16 +877,16 @@ static void marked_enqueue(cl_command_queue queue, struct marked *m, cl_event *e
   m->value = next_marker++;
   kiln_test_arg_int(m->kernel, 1, m->value);
   const size_t global = m->count, local = m->count < 64 ? m->count : 64;
-  ast_sleep_ms(50);
+  kiln_test_sleep_ms(50);
   assert_cl_success(clEnqueueNDRangeKernel(queue, m->kernel, 1, NULL, &global, &local, 0, NULL, event));
 }
 
 static bool marked_appears(const struct marked *m, unsigned ms) {
-  return ast_poll(m->host, m->count, m->value, true, ms);
+  return kiln_test_poll_ints(m->host, m->count, m->value, true, ms);
 }
 
 static bool marked_started(const struct marked *m, unsigned ms) {
-  return ast_poll(m->host, m->count, m->value, false, ms);
+  return kiln_test_poll_ints(m->host, m->count, m->value, false, ms);
 }
 
 /* Without kernel batching each command wakes workers once ready: it runs with no flush. */
@@ -957,7 +955,7 @@ static void expect_batched(struct kiln_test_env *env, const cl_queue_properties 
     }
     bool ran = marked_appears(&m, ARRIVAL_MS);
     if (point == FLUSH_CALLBACK)
-      for (int i = 0; i < ARRIVAL_MS && atomic_load(&callbacks) == 0; i++) ast_sleep_ms(1);
+      for (int i = 0; i < ARRIVAL_MS && atomic_load(&callbacks) == 0; i++) kiln_test_sleep_ms(1);
     if (point != FLUSH_QUEUE_RELEASE) {
       assert_cl_success(clFinish(queue));
       assert_cl_success(clReleaseCommandQueue(queue));
@@ -969,7 +967,7 @@ static void expect_batched(struct kiln_test_env *env, const cl_queue_properties 
     if (point == FLUSH_CALLBACK && atomic_load(&callbacks) != 1)
       fail_msg("%s: the callback ran %d times", what, atomic_load(&callbacks));
     /* The kernel's line; for the large one, that it is several batches. */
-    for (int i = 0; i < ARRIVAL_MS && ast_trace_since(mark, "mark", NULL, 0) == 0; i++) ast_sleep_ms(1);
+    for (int i = 0; i < ARRIVAL_MS && ast_trace_since(mark, "mark", NULL, 0) == 0; i++) kiln_test_sleep_ms(1);
     struct ast_line line = ast_trace_one(mark, "mark", what);
     if (items == LARGE_ITEMS && line.batches < 2) fail_msg("the large mark kernel ran as %llu batch", line.batches);
     marked_free(&m);
@@ -1010,16 +1008,17 @@ static void test_deferred_flush_on(void **state) {
   const cl_queue_properties *lists[] = {NULL, deferred};
   for (size_t l = 0; l < 2; l++) {
     cl_command_queue queue = ast_queue(env->context, env->device, lists[l]);
-    cl_int *flag = ast_host_ints(1), *out = ast_host_ints(2);
-    cl_mem flag_buffer = ast_host_buffer(env->context, flag, 1), out_buffer = ast_host_buffer(env->context, out, 2);
+    cl_int *flag = kiln_test_host_alloc(sizeof(cl_int)), *out = kiln_test_host_alloc(2 * sizeof(cl_int));
+    cl_mem flag_buffer = kiln_test_host_buffer(env->context, flag, sizeof(cl_int));
+    cl_mem out_buffer = kiln_test_host_buffer(env->context, out, 2 * sizeof(cl_int));
     cl_kernel kernel = kiln_test_kernel(program, "wait_host");
     kiln_test_arg_mem(kernel, 0, flag_buffer);
     kiln_test_arg_mem(kernel, 1, out_buffer);
     assert_cl_success(clEnqueueTask(queue, kernel, 0, NULL, NULL));
     assert_cl_success(clFlush(queue));
     __atomic_store_n(&flag[0], 1, __ATOMIC_SEQ_CST);
-    double end = ast_now_ms() + 15000;
-    while (__atomic_load_n(&out[1], __ATOMIC_SEQ_CST) == 0 && ast_now_ms() < end) ast_sleep_ms(1);
+    double end = kiln_test_now_ms() + 15000;
+    while (__atomic_load_n(&out[1], __ATOMIC_SEQ_CST) == 0 && kiln_test_now_ms() < end) kiln_test_sleep_ms(1);
     cl_int result = __atomic_load_n(&out[1], __ATOMIC_SEQ_CST);
     assert_cl_success(clFinish(queue));
     if (result != 2)
@@ -1052,9 +1051,9 @@ static void test_deferred_flush_off(void **state) {
       marked_enqueue(queue, &m, NULL);
       bool ran_early = marked_started(&m, 20);
       assert_cl_success(clFlush(queue));
-      bool there = ast_all_equal(m.host, m.count, m.value);
+      bool there = kiln_test_ints_are(m.host, m.count, m.value, true);
       assert_cl_success(clFinish(queue));
-      assert_true(ast_all_equal(m.host, m.count, m.value));
+      assert_true(kiln_test_ints_are(m.host, m.count, m.value, true));
       marked_free(&m);
       assert_cl_success(clReleaseCommandQueue(queue));
       early += ran_early;

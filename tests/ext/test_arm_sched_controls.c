@@ -61,9 +61,8 @@ static void expect_batch(cl_command_queue queue, cl_kernel kernel, unsigned long
 }
 
 static int setup(void **state) {
-  kiln_test_env_setup(state);
+  kiln_test_program_setup(state, kiln_test_env_setup, &program, source, NULL);
   struct kiln_test_env *env = *state;
-  program = kiln_test_program(env->context, env->device, source, NULL);
   for (size_t i = 0; i < N; i++) input[i] = (cl_int)(i * 7 % 1001) - 500;
   in = kiln_test_buffer(env->context, sizeof input);
   out = kiln_test_buffer(env->context, sizeof input);
@@ -77,21 +76,14 @@ static int setup(void **state) {
 static int teardown(void **state) {
   assert_cl_success(clReleaseMemObject(in));
   assert_cl_success(clReleaseMemObject(out));
-  assert_cl_success(clReleaseProgram(program));
-  return kiln_test_env_teardown(state);
+  return kiln_test_program_teardown(state, program);
 }
 
 /* ---- device queries ---- */
 
 static void test_extension_reported(void **state) {
   struct kiln_test_env *env = *state;
-  if (!kiln_test_extension_listed(env->device, "cl_arm_scheduling_controls"))
-    fail_msg("CL_DEVICE_EXTENSIONS lacks cl_arm_scheduling_controls");
-  cl_version version = 0;
-  assert_int_equal(1, kiln_test_extension_entries(env->device, "cl_arm_scheduling_controls", &version));
-  if (version != CL_MAKE_VERSION(0, 6, 0))
-    fail_msg("cl_arm_scheduling_controls reported with version %u.%u.%u, expected 0.6.0", CL_VERSION_MAJOR(version),
-             CL_VERSION_MINOR(version), CL_VERSION_PATCH(version));
+  kiln_test_expect_extension(env->device, "cl_arm_scheduling_controls", CL_MAKE_VERSION(0, 6, 0));
 }
 
 static void test_capabilities(void **state) {
@@ -427,7 +419,7 @@ static void test_compute_unit_limit_accepted(void **state) {
   struct kiln_test_env *env = *state;
   cl_kernel kernel = vec_kernel();
   ast_set_batch_size(kernel, 1);
-  cl_uint units = ast_compute_units(env->device);
+  cl_uint units = kiln_test_compute_units(env->device);
   for (cl_uint limit = 1; limit <= units; limit++) {
     cl_queue_properties alone[] = {CL_QUEUE_COMPUTE_UNIT_LIMIT_ARM, limit, 0};
     expect_queue(env, alone, 3, 0, limit, kernel);
@@ -446,7 +438,7 @@ static void test_properties_combined(void **state) {
   struct kiln_test_env *env = *state;
   cl_kernel kernel = vec_kernel();
   ast_set_batch_size(kernel, 2);
-  cl_uint units = ast_compute_units(env->device);
+  cl_uint units = kiln_test_compute_units(env->device);
   const cl_uint limits[] = {1, units};
   for (size_t b = 0; b < sizeof queue_bits / sizeof queue_bits[0]; b++)
     for (int batching = 0; batching < 2; batching++)
@@ -499,7 +491,7 @@ static void expect_queue_refused(struct kiln_test_env *env, const cl_queue_prope
 
 static void test_properties_refused(void **state) {
   struct kiln_test_env *env = *state;
-  cl_uint units = ast_compute_units(env->device);
+  cl_uint units = kiln_test_compute_units(env->device);
   /* Not CL_TRUE or CL_FALSE, including values whose low 32 bits are. */
   const cl_queue_properties bad_bools[] = {2, 3, 0xFFFFFFFFu, 1ull << 32, (1ull << 32) | 1, ~0ull};
   const cl_queue_properties bool_names[] = {CL_QUEUE_KERNEL_BATCHING_ARM, CL_QUEUE_DEFERRED_FLUSH_ARM};

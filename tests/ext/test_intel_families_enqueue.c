@@ -40,25 +40,12 @@ static const char *source =
 static cl_program program;
 
 static int setup(void **state) {
-  kcb_setup(state);
-  struct kiln_test_env *env = *state;
-  qrq_load(env->platform);
-  program = kiln_test_program(env->context, env->device, source, NULL);
+  kiln_test_program_setup(state, kcb_setup, &program, source, NULL);
+  qrq_load(((struct kiln_test_env *)*state)->platform);
   return 0;
 }
 
-static int teardown(void **state) {
-  assert_cl_success(clReleaseProgram(program));
-  return kiln_test_env_teardown(state);
-}
-
-/* A complete event of `queue` (a marker). */
-static cl_event done_marker(cl_command_queue queue) {
-  cl_event event = NULL;
-  assert_cl_success(clEnqueueMarkerWithWaitList(queue, 0, NULL, &event));
-  assert_cl_success(clWaitForEvents(1, &event));
-  return event;
-}
+static int teardown(void **state) { return kiln_test_program_teardown(state, program); }
 
 /* A user event already set complete. */
 static cl_event done_user_event(cl_context context) {
@@ -67,11 +54,6 @@ static cl_event done_user_event(cl_context context) {
   assert_cl_success(err);
   assert_cl_success(clSetUserEventStatus(event, CL_COMPLETE));
   return event;
-}
-
-static void fill_ints(cl_command_queue queue, cl_mem buffer, size_t count, cl_int value) {
-  assert_cl_success(clEnqueueFillBuffer(queue, buffer, &value, sizeof value, 0, count * sizeof value, 0, NULL, NULL));
-  assert_cl_success(clFinish(queue));
 }
 
 /* ---- every worker busy (spinning kernels), released by the teardown if a test fails ---- */
@@ -121,12 +103,12 @@ static void spinners_stop(void) {
 static void spinners_start(struct kiln_test_env *env) {
   assert_false(spin.active);
   spin.active = true;
-  spin.count = ifam_compute_units(env->device);
+  spin.count = kiln_test_compute_units(env->device);
   assert_true(spin.count <= MAX_UNITS);
-  spin.flag = ifam_host_alloc(64);
-  spin.started = ifam_host_alloc(MAX_UNITS * sizeof(cl_int));
-  spin.flag_buffer = ifam_host_buffer(env->context, (void *)spin.flag, 64);
-  spin.started_buffer = ifam_host_buffer(env->context, (void *)spin.started, MAX_UNITS * sizeof(cl_int));
+  spin.flag = kiln_test_host_alloc(64);
+  spin.started = kiln_test_host_alloc(MAX_UNITS * sizeof(cl_int));
+  spin.flag_buffer = kiln_test_host_buffer(env->context, (void *)spin.flag, 64);
+  spin.started_buffer = kiln_test_host_buffer(env->context, (void *)spin.started, MAX_UNITS * sizeof(cl_int));
   spin.queue = ifam_queue(env->context, env->device, IFAM_COMPUTE, 0, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   spin.kernel = kiln_test_kernel(program, "spin");
   kiln_test_arg_mem(spin.kernel, 0, spin.flag_buffer);
@@ -137,7 +119,7 @@ static void spinners_start(struct kiln_test_env *env) {
     assert_cl_success(clEnqueueNDRangeKernel(spin.queue, spin.kernel, 1, NULL, &one, &one, 0, NULL, &spin.events[i]));
   }
   assert_cl_success(clFlush(spin.queue));
-  if (!ifam_poll_ints(spin.started, spin.count, 1, IFAM_TIMEOUT_MS))
+  if (!kiln_test_poll_ints(spin.started, spin.count, 1, true, IFAM_TIMEOUT_MS))
     fail_msg("the %u spinning kernels did not all start within %d ms", spin.count, IFAM_TIMEOUT_MS);
 }
 
@@ -163,9 +145,11 @@ static const cl_int pattern_seven = 7;
 
 /* The calls of the capability table, each valid, in order on `q` (in order), with `nwait`
  * events in every wait list and an event requested from every call when `events`; the
- * results checked. Both buffers hold 1 and 2 on entry. */
+ * results checked. The two buffers are set to 1 and 2 first. */
 static void table_calls(struct kiln_test_env *env, cl_command_queue q, cl_mem a, cl_mem b, cl_uint nwait,
                         const cl_event *wait, bool events, const char *what) {
+  kiln_test_fill_ints(env->queue, a, N, 1);
+  kiln_test_fill_ints(env->queue, b, N, 2);
   cl_int ma[N], mb[N], host1[N], got[N], host2[8], hostr[8], want_hostr[8];
   for (int i = 0; i < N; i++)
     ma[i] = 1, mb[i] = 2, host1[i] = 100 + i;
@@ -287,10 +271,10 @@ static void outside_release(struct outside *o) {
 static void outside_calls(struct kiln_test_env *env, cl_command_queue q, struct outside *o, cl_uint nwait,
                           const cl_event *wait, bool events, cl_int want, const char *what) {
   for (int i = 0; i < 6; i++)
-    fill_ints(env->queue, o->out[i], N, 0);
+    kiln_test_fill_ints(env->queue, o->out[i], N, 0);
   o->native_counter = 0;
   cl_mem migrate = o->out[0];
-  cl_event done = done_marker(env->queue);
+  cl_event done = kiln_test_done_marker(env->queue);
   const size_t global = N;
   struct {
     const char *name;
@@ -371,14 +355,12 @@ static void test_compute_family_allows_every_enqueue(void **state) {
   struct outside o;
   outside_create(env, &o);
   cl_command_queue copy = ifam_queue(env->context, env->device, IFAM_COPY, 0, 0);
-  cl_event wait[2] = {done_user_event(env->context), done_marker(copy)};
+  cl_event wait[2] = {done_user_event(env->context), kiln_test_done_marker(copy)};
   char what[96];
   for (cl_uint index = 0; index < lanes; index++) {
     cl_command_queue q = ifam_queue(env->context, env->device, IFAM_COMPUTE, index, 0);
     for (int with = 0; with < 2; with++) {
       snprintf(what, sizeof what, "compute index %u%s", index, with ? " with events" : "");
-      fill_ints(env->queue, a, N, 1);
-      fill_ints(env->queue, b, N, 2);
       table_calls(env, q, a, b, with ? 2 : 0, with ? wait : NULL, with, what);
       outside_calls(env, q, &o, with ? 2 : 0, with ? wait : NULL, with, CL_SUCCESS, what);
     }
@@ -402,11 +384,9 @@ static void test_copy_family_capabilities(void **state) {
   char what[96];
   for (cl_uint index = 0; index < 2; index++) {
     cl_command_queue q = ifam_queue(env->context, env->device, IFAM_COPY, index, 0);
-    cl_event wait[3] = {done_marker(q), done_user_event(env->context), done_marker(env->queue)};
+    cl_event wait[3] = {kiln_test_done_marker(q), done_user_event(env->context), kiln_test_done_marker(env->queue)};
     for (int with = 0; with < 2; with++) {
       snprintf(what, sizeof what, "copy index %u%s", index, with ? " with events" : "");
-      fill_ints(env->queue, a, N, 1);
-      fill_ints(env->queue, b, N, 2);
       table_calls(env, q, a, b, with ? 3 : 0, with ? wait : NULL, with, what);
       outside_calls(env, q, &o, with ? 3 : 0, with ? wait : NULL, with, CL_INVALID_OPERATION, what);
     }
@@ -426,8 +406,6 @@ static void test_immediate_family_capabilities(void **state) {
   struct outside o;
   outside_create(env, &o);
   cl_command_queue q = ifam_queue(env->context, env->device, IFAM_IMMEDIATE, 0, 0);
-  fill_ints(env->queue, a, N, 1);
-  fill_ints(env->queue, b, N, 2);
   table_calls(env, q, a, b, 0, NULL, false, "immediate family");
   outside_calls(env, q, &o, 0, NULL, false, CL_INVALID_OPERATION, "immediate family");
   assert_cl_success(clReleaseCommandQueue(q));
@@ -451,8 +429,8 @@ static void test_command_buffer_on_transfer_families(void **state) {
   for (cl_uint family = IFAM_COPY; family <= IFAM_IMMEDIATE; family++) {
     snprintf(what, sizeof what, "command buffer of a family-%u queue", family);
     cl_command_queue q = ifam_queue(env->context, env->device, family, 0, 0);
-    fill_ints(env->queue, a, N, 5);
-    fill_ints(env->queue, b, N, 6);
+    kiln_test_fill_ints(env->queue, a, N, 5);
+    kiln_test_fill_ints(env->queue, b, N, 6);
     cl_command_buffer_khr cb = kcb_create(q, 0);
     if (kcb.clCommandNDRangeKernelKHR(cb, NULL, NULL, put, 1, NULL, &global, NULL, 0, NULL, NULL, NULL) !=
         CL_INVALID_OPERATION)
@@ -509,15 +487,15 @@ static void test_immediate_family_refuses_events(void **state) {
   cl_command_queue q = ifam_queue(env->context, env->device, IFAM_IMMEDIATE, 0, 0);
   cl_command_queue copy = ifam_queue(env->context, env->device, IFAM_COPY, 1, 0);
   cl_mem a = kiln_test_buffer(env->context, N * sizeof(cl_int)), b = kiln_test_buffer(env->context, N * sizeof(cl_int));
-  fill_ints(env->queue, a, N, 1);
-  fill_ints(env->queue, b, N, 2);
+  kiln_test_fill_ints(env->queue, a, N, 1);
+  kiln_test_fill_ints(env->queue, b, N, 2);
   cl_int host[N];
   for (int i = 0; i < N; i++)
     host[i] = 40 + i;
   cl_int err = CL_INVALID_VALUE;
   cl_int *mapped = clEnqueueMapBuffer(q, b, CL_TRUE, CL_MAP_READ, 0, sizeof host, 0, NULL, NULL, &err);
   assert_cl_success(err);
-  cl_event others[3] = {done_user_event(env->context), done_marker(env->queue), done_marker(copy)};
+  cl_event others[3] = {done_user_event(env->context), kiln_test_done_marker(env->queue), kiln_test_done_marker(copy)};
   const char *other_names[3] = {"a user event", "a compute queue's event", "a copy queue's event"};
   const size_t origin[3] = {0, 0, 0}, region[3] = {16, 2, 1};
   for (int mode = 0; mode < 4; mode++) {
@@ -592,10 +570,10 @@ static void test_copy_family_events_cross_queues(void **state) {
          b2 = kiln_test_buffer(env->context, M * sizeof(cl_int)),
          b3 = kiln_test_buffer(env->context, M * sizeof(cl_int)),
          b4 = kiln_test_buffer(env->context, M * sizeof(cl_int));
-  cl_int *result = ifam_host_alloc(M * sizeof(cl_int));
+  cl_int *result = kiln_test_host_alloc(M * sizeof(cl_int));
   for (int i = 0; i < M; i++)
     result[i] = -5;
-  cl_mem out = ifam_host_buffer(env->context, result, M * sizeof(cl_int));
+  cl_mem out = kiln_test_host_buffer(env->context, result, M * sizeof(cl_int));
   cl_int *input = malloc(M * sizeof(cl_int));
   assert_non_null(input);
   for (int i = 0; i < M; i++)
@@ -621,14 +599,14 @@ static void test_copy_family_events_cross_queues(void **state) {
   assert_cl_success(clFlush(compute));
   assert_cl_success(clFlush(copy0));
   assert_cl_success(clFlush(copy1));
-  ifam_sleep_ms(30);
+  kiln_test_sleep_ms(30);
   for (int i = 0; i < 5; i++)
     if (kiln_test_event_status(e[i]) <= CL_RUNNING)
       fail_msg("command %d of the chain started before its gate", i);
   assert_cl_success(clSetUserEventStatus(gate, CL_COMPLETE));
   if (!ifam_poll_complete(e[3], IFAM_TIMEOUT_MS))
     fail_msg("the chain did not reach its second kernel");
-  ifam_sleep_ms(10);
+  kiln_test_sleep_ms(10);
   assert_int_equal(CL_SUBMITTED, kiln_test_event_status(e[4])); /* still behind the user event */
   for (int i = 0; i < M; i++)
     assert_int_equal(-5, result[i]);
@@ -654,15 +632,7 @@ static void test_copy_family_events_cross_queues(void **state) {
   }
   /* Profiling: available on the profiling copy queue, in order; not on the other. */
   cl_ulong t[5] = {0};
-  const cl_profiling_info names[5] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
-                                      CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END,
-                                      CL_PROFILING_COMMAND_COMPLETE};
-  for (int i = 0; i < 5; i++)
-    assert_cl_success(clGetEventProfilingInfo(e[1], names[i], sizeof t[i], &t[i], NULL));
-  for (int i = 1; i < 5; i++)
-    if (t[i] < t[i - 1])
-      fail_msg("copy-queue profiling times out of order at %d", i);
-  assert_true(t[0] > 0);
+  kiln_test_profiling_times(e[1], t, "the profiling copy queue's copy");
   assert_int_equal(CL_PROFILING_INFO_NOT_AVAILABLE,
                    clGetEventProfilingInfo(e[2], CL_PROFILING_COMMAND_START, sizeof t[0], &t[0], NULL));
   for (int i = 0; i < 5; i++)
@@ -698,7 +668,7 @@ static void test_copy_family_out_of_order(void **state) {
   cl_event last = NULL;
   assert_cl_success(clEnqueueCopyBuffer(q, b, c, 0, 0, M * sizeof(cl_int), 0, NULL, &last));
   assert_cl_success(clFlush(q));
-  ifam_sleep_ms(20);
+  kiln_test_sleep_ms(20);
   assert_true(kiln_test_event_status(last) > CL_RUNNING);
   assert_cl_success(clSetUserEventStatus(gate, CL_COMPLETE));
   if (!ifam_poll_complete(last, IFAM_TIMEOUT_MS))
@@ -741,7 +711,7 @@ static void test_copy_family_runs_beside_busy_workers(void **state) {
     assert_cl_success(clFlush(q[i]));
   }
   bool done[2];
-  double end = ifam_now_ms() + IFAM_TIMEOUT_MS;
+  double end = kiln_test_now_ms() + IFAM_TIMEOUT_MS;
   for (int i = 0; i < 2; i++)
     done[i] = ifam_poll_complete(last[i], ifam_remaining_ms(end));
   bool busy = spinners_all_running();
@@ -824,8 +794,8 @@ static void test_immediate_family_completes_in_the_call(void **state) {
   assert_true(data && want && read_back);
   ifam_fill_pattern(data, BIG, 21);
   memset(read_back, 0, BIG);
-  unsigned char *h1 = ifam_host_alloc(BIG), *h2 = ifam_host_alloc(BIG);
-  cl_mem b1 = ifam_host_buffer(env->context, h1, BIG), b2 = ifam_host_buffer(env->context, h2, BIG);
+  unsigned char *h1 = kiln_test_host_alloc(BIG), *h2 = kiln_test_host_alloc(BIG);
+  cl_mem b1 = kiln_test_host_buffer(env->context, h1, BIG), b2 = kiln_test_host_buffer(env->context, h2, BIG);
   cl_command_queue q = ifam_queue(env->context, env->device, IFAM_IMMEDIATE, 0, 0);
   spinners_start(env);
 
@@ -902,13 +872,13 @@ static void test_immediate_family_completes_in_the_call(void **state) {
 enum { JOBS = 16 };
 
 static int lane_round(struct kiln_test_env *env, cl_command_queue many, cl_command_queue last_queue, cl_int iters) {
-  cl_int *counter = ifam_host_alloc(64), *log = ifam_host_alloc((JOBS + 1) * sizeof(cl_int));
+  cl_int *counter = kiln_test_host_alloc(64), *log = kiln_test_host_alloc((JOBS + 1) * sizeof(cl_int));
   for (int i = 0; i <= JOBS; i++)
     log[i] = -1;
-  cl_mem counter_buffer = ifam_host_buffer(env->context, counter, 64);
-  cl_mem log_buffer = ifam_host_buffer(env->context, log, (JOBS + 1) * sizeof(cl_int));
+  cl_mem counter_buffer = kiln_test_host_buffer(env->context, counter, 64);
+  cl_mem log_buffer = kiln_test_host_buffer(env->context, log, (JOBS + 1) * sizeof(cl_int));
   cl_mem noise = kiln_test_buffer(env->context, 16 * sizeof(cl_int));
-  fill_ints(env->queue, noise, 16, 3);
+  kiln_test_fill_ints(env->queue, noise, 16, 3);
   cl_kernel k = kiln_test_kernel(program, "logged");
   kiln_test_arg_mem(k, 0, counter_buffer);
   kiln_test_arg_mem(k, 1, log_buffer);
@@ -932,7 +902,7 @@ static int lane_round(struct kiln_test_env *env, cl_command_queue many, cl_comma
   bool busy = spinners_all_running();
   spinners_release();
   bool done = true;
-  double end = ifam_now_ms() + IFAM_TIMEOUT_MS;
+  double end = kiln_test_now_ms() + IFAM_TIMEOUT_MS;
   for (int i = 0; i <= JOBS && done; i++)
     done = ifam_poll_complete(events[i], ifam_remaining_ms(end));
   spinners_stop();
@@ -965,7 +935,7 @@ static int lane_round(struct kiln_test_env *env, cl_command_queue many, cl_comma
 static void test_compute_lanes_served_in_turn(void **state) {
   struct kiln_test_env *env = *state;
   cl_uint lanes = ifam_family_count(env->device, IFAM_COMPUTE);
-  cl_uint workers = ifam_compute_units(env->device);
+  cl_uint workers = kiln_test_compute_units(env->device);
   assert_true(lanes >= 2); /* the machine these suites run on has 2 cores */
   const cl_command_queue_properties ooo = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
   cl_command_queue lane0 = ifam_queue(env->context, env->device, IFAM_COMPUTE, 0, ooo);
@@ -999,15 +969,6 @@ static void test_compute_lanes_served_in_turn(void **state) {
 /* ---- real work on every (family, index) ---- */
 
 enum { S = 4096 };
-
-/* dst[origin + z*slice + y*row + x] = src[origin + ...] over `region` (bytes). */
-static void rect_model(unsigned char *dst, const size_t dorg[3], size_t drow, size_t dslice, const unsigned char *src,
-                       const size_t sorg[3], size_t srow, size_t sslice, const size_t region[3]) {
-  for (size_t z = 0; z < region[2]; z++)
-    for (size_t y = 0; y < region[1]; y++)
-      memcpy(dst + (dorg[2] + z) * dslice + (dorg[1] + y) * drow + dorg[0],
-             src + (sorg[2] + z) * sslice + (sorg[1] + y) * srow + sorg[0], region[0]);
-}
 
 /* Every transfer the copy capabilities name, on `q`, every byte checked against a model;
  * `barriers` (out-of-order queues) puts a barrier after each command; `events` uses them. */
@@ -1068,7 +1029,7 @@ static void transfer_work(struct kiln_test_env *env, cl_command_queue q, bool ba
   assert_cl_success(
       clEnqueueWriteBufferRect(q, a, CL_TRUE, w_borg, w_horg, w_region, 64, 1024, 32, 256, tmp, 0, NULL, NULL));
   STEP();
-  rect_model(ma, w_borg, 64, 1024, tmp, w_horg, 32, 256, w_region);
+  kiln_test_rect_copy(ma, w_borg, 64, 1024, tmp, w_horg, 32, 256, w_region);
   const size_t r_borg[3] = {7, 1, 2}, r_horg[3] = {1, 2, 1}, r_region[3] = {13, 4, 2};
   memset(got, 0xAB, S);
   memset(want, 0xAB, S);
@@ -1076,12 +1037,12 @@ static void transfer_work(struct kiln_test_env *env, cl_command_queue q, bool ba
       clEnqueueReadBufferRect(q, b, CL_FALSE, r_borg, r_horg, r_region, 48, 480, 24, 192, got, 0, NULL, NULL));
   STEP();
   assert_cl_success(clFinish(q));
-  rect_model(want, r_horg, 24, 192, mb, r_borg, 48, 480, r_region);
+  kiln_test_rect_copy(want, r_horg, 24, 192, mb, r_borg, 48, 480, r_region);
   ifam_expect_bytes(want, got, S, what);
   const size_t c_src[3] = {0, 1, 1}, c_dst[3] = {10, 0, 2}, c_region[3] = {30, 6, 2};
   assert_cl_success(clEnqueueCopyBufferRect(q, a, b, c_src, c_dst, c_region, 64, 1024, 40, 400, 0, NULL, NULL));
   STEP();
-  rect_model(mb, c_dst, 40, 400, ma, c_src, 64, 1024, c_region);
+  kiln_test_rect_copy(mb, c_dst, 40, 400, ma, c_src, 64, 1024, c_region);
   /* Maps: write through one, read through another. */
   cl_int err = CL_INVALID_VALUE;
   cl_event mapped_event = NULL;

@@ -29,17 +29,9 @@ static const char *source = "kernel void triple(global int *p) { size_t i = get_
 
 static cl_program program;
 
-static int setup(void **state) {
-  kiln_test_env_setup(state);
-  struct kiln_test_env *env = *state;
-  program = kiln_test_program(env->context, env->device, source, NULL);
-  return 0;
-}
+static int setup(void **state) { return kiln_test_program_setup(state, kiln_test_env_setup, &program, source, NULL); }
 
-static int teardown(void **state) {
-  assert_cl_success(clReleaseProgram(program));
-  return kiln_test_env_teardown(state);
-}
+static int teardown(void **state) { return kiln_test_program_teardown(state, program); }
 
 /* A kernel on `queue` over 64 ints, its result checked (the queue runs kernels). */
 static void expect_kernel_runs(struct kiln_test_env *env, cl_command_queue queue, const char *what) {
@@ -64,13 +56,7 @@ static void expect_kernel_runs(struct kiln_test_env *env, cl_command_queue queue
 
 static void test_extension_reported(void **state) {
   struct kiln_test_env *env = *state;
-  if (!kiln_test_extension_listed(env->device, "cl_intel_command_queue_families"))
-    fail_msg("CL_DEVICE_EXTENSIONS lacks cl_intel_command_queue_families");
-  cl_version version = 0;
-  assert_int_equal(1, kiln_test_extension_entries(env->device, "cl_intel_command_queue_families", &version));
-  if (version != CL_MAKE_VERSION(1, 0, 0))
-    fail_msg("cl_intel_command_queue_families reported with version %u.%u.%u, expected 1.0.0",
-             CL_VERSION_MAJOR(version), CL_VERSION_MINOR(version), CL_VERSION_PATCH(version));
+  kiln_test_expect_extension(env->device, "cl_intel_command_queue_families", CL_MAKE_VERSION(1, 0, 0));
 }
 
 /* ---- CL_DEVICE_QUEUE_FAMILY_PROPERTIES_INTEL ---- */
@@ -127,13 +113,12 @@ static void test_families_documented(void **state) {
   struct kiln_test_env *env = *state;
   cl_queue_family_properties_intel f[IFAM_COUNT];
   ifam_families(env->device, f);
-  cl_command_queue_properties on_host = 0;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof on_host, &on_host, NULL));
+  cl_command_queue_properties on_host = ifam_on_host_properties(env->device);
   assert_int_equal(IFAM_HOST_QUEUE_BITS, on_host);
 
   assert_int_equal(on_host, f[IFAM_COMPUTE].properties);
   assert_int_equal(CL_QUEUE_DEFAULT_CAPABILITIES_INTEL, f[IFAM_COMPUTE].capabilities);
-  assert_int_equal(ifam_compute_units(env->device), f[IFAM_COMPUTE].count);
+  assert_int_equal(kiln_test_compute_units(env->device), f[IFAM_COMPUTE].count);
   expect_name(&f[IFAM_COMPUTE], "compute (worker pool lanes)", IFAM_COMPUTE);
 
   assert_int_equal(IFAM_HOST_QUEUE_BITS, f[IFAM_COPY].properties);
@@ -155,8 +140,7 @@ static void test_families_follow_the_spec(void **state) {
   struct kiln_test_env *env = *state;
   cl_queue_family_properties_intel f[IFAM_COUNT];
   ifam_families(env->device, f);
-  cl_command_queue_properties on_host = 0;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof on_host, &on_host, NULL));
+  cl_command_queue_properties on_host = ifam_on_host_properties(env->device);
   const cl_command_queue_capabilities_intel defined =
       IFAM_EVENT_CAPS | IFAM_TRANSFER_CAPS | CL_QUEUE_CAPABILITY_TRANSFER_IMAGE_INTEL |
       CL_QUEUE_CAPABILITY_MAP_IMAGE_INTEL | CL_QUEUE_CAPABILITY_FILL_IMAGE_INTEL |
@@ -380,8 +364,7 @@ static void test_create_invalid_context_or_device(void **state) {
 static void expect_default_placement(struct kiln_test_env *env, cl_command_queue q, cl_uint *index, const char *what) {
   cl_queue_family_properties_intel f[IFAM_COUNT];
   ifam_families(env->device, f);
-  cl_command_queue_properties on_host = 0;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof on_host, &on_host, NULL));
+  cl_command_queue_properties on_host = ifam_on_host_properties(env->device);
   cl_uint family = ifam_queue_uint(q, CL_QUEUE_FAMILY_INTEL);
   *index = ifam_queue_uint(q, CL_QUEUE_INDEX_INTEL);
   if (family != IFAM_COMPUTE)

@@ -11,37 +11,15 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-static const char *source = "kernel void count(global int *c) { atomic_inc(c); }\n"
-                            "kernel void group_sum(global const int *in, global int *out, local int *scratch) {\n"
-                            "  size_t l = get_local_id(0), n = get_local_size(0);\n"
-                            "  scratch[l] = in[get_global_id(0)];\n"
-                            "  barrier(CLK_LOCAL_MEM_FENCE);\n"
-                            "  for (size_t s = n / 2; s > 0; s /= 2) {\n"
-                            "    if (l < s) scratch[l] += scratch[l + s];\n"
-                            "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-                            "  }\n"
-                            "  if (l == 0) out[get_group_id(0)] = scratch[0];\n"
-                            "}\n"
-                            "kernel void scale(global const int *in, global int *out, int mul, int add) {\n"
-                            "  size_t i = get_global_id(0);\n"
-                            "  out[i] = in[i] * mul + add;\n"
-                            "}\n";
+static const char *source = KILN_TEST_COUNT_SOURCE KILN_TEST_GROUP_SUM_SOURCE KILN_TEST_SCALE_SOURCE;
 
 #define COUNT_ITEMS 64 /* work-items of a `count` launch: each adds one */
 
 static cl_program program;
 
-static int setup(void **state) {
-  kcb_setup(state);
-  struct kiln_test_env *env = *state;
-  program = kcb_program(env->context, env->device, source, NULL);
-  return 0;
-}
+static int setup(void **state) { return kiln_test_program_setup(state, kcb_setup, &program, source, NULL); }
 
-static int teardown(void **state) {
-  assert_cl_success(clReleaseProgram(program));
-  return kiln_test_env_teardown(state);
-}
+static int teardown(void **state) { return kiln_test_program_teardown(state, program); }
 
 /* A command buffer that adds COUNT_ITEMS to `counter` and writes out = in * mul + add
  * (n elements) with a kernel of its own. */
@@ -60,10 +38,7 @@ static struct counting counting_create(struct kiln_test_env *env, cl_command_que
   kcb_write(env->queue, c.counter, sizeof zero, &zero);
   cl_kernel count = kcb_kernel(program, "count"), scale = kcb_kernel(program, "scale");
   kcb_arg_mem(count, 0, c.counter);
-  kcb_arg_mem(scale, 0, c.in);
-  kcb_arg_mem(scale, 1, c.out);
-  kcb_arg_int(scale, 2, mul);
-  kcb_arg_int(scale, 3, add);
+  kiln_test_scale_args(scale, c.in, c.out, mul, add);
   c.cb = kcb_create(queue, flags);
   const size_t items = COUNT_ITEMS;
   assert_cl_success(kcb.clCommandNDRangeKernelKHR(c.cb, NULL, NULL, count, 1, NULL, &items, NULL, 0, NULL, NULL, NULL));
@@ -81,24 +56,16 @@ static void counting_release(struct counting *c) {
   assert_cl_success(clReleaseMemObject(c->out));
 }
 
-static cl_int read_counter(cl_command_queue queue, cl_mem counter) {
-  cl_int value = -1;
-  kcb_read(queue, counter, sizeof value, &value);
-  return value;
-}
+static cl_int read_counter(cl_command_queue queue, cl_mem counter) { return kiln_test_read_int(queue, counter, 0); }
 
 static void expect_scaled(cl_command_queue queue, cl_mem out, const cl_int *in, size_t n, cl_int mul, cl_int add) {
-  cl_int *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
-  kcb_read(queue, out, n * sizeof *got, got);
-  for (size_t i = 0; i < n; i++) want[i] = in[i] * mul + add;
-  kcb_expect_ints(want, got, n, "scaled output");
-  free(got);
-  free(want);
+  kiln_test_expect_scaled(queue, out, in, n, mul, add, "scaled output");
 }
 
+/* `n` random ints in [-1000000, 1000000], written to `in` (the caller frees them). */
 static cl_int *random_input(cl_command_queue queue, cl_mem in, size_t n, cl_uint seed) {
   cl_int *host = malloc(n * sizeof *host);
-  for (size_t i = 0; i < n; i++) host[i] = (cl_int)(kcb_random(&seed) % 2000001u) - 1000000;
+  kcb_random_ints(&seed, host, n, 2000001);
   kcb_write(queue, in, n * sizeof *host, host);
   return host;
 }
@@ -187,19 +154,17 @@ static void test_simultaneous_local_memory(void **state) {
   struct kiln_test_env *env = *state;
   enum { N = 1 << 16, GROUP = 64, GROUPS = N / GROUP, QUEUES = 4, ROUNDS = 3 };
   const size_t global = N, local = GROUP;
-  static cl_int host[2][N], got[GROUPS], want[GROUPS];
+  static cl_int host[2][N];
   cl_mem in[2], out[2];
   cl_command_buffer_khr cb[2];
   for (int b = 0; b < 2; b++) {
     cl_uint seed = 61 + (cl_uint)b;
-    for (int i = 0; i < N; i++) host[b][i] = (cl_int)(kcb_random(&seed) % 20001u) - 10000;
+    kcb_random_ints(&seed, host[b], N, 20001);
     in[b] = kcb_buffer(env->context, sizeof host[b]);
     kcb_write(env->queue, in[b], sizeof host[b], host[b]);
     out[b] = kcb_buffer(env->context, GROUPS * sizeof(cl_int));
     cl_kernel k = kcb_kernel(program, "group_sum");
-    kcb_arg_mem(k, 0, in[b]);
-    kcb_arg_mem(k, 1, out[b]);
-    assert_cl_success(clSetKernelArg(k, 2, GROUP * sizeof(cl_int), NULL));
+    kiln_test_group_sum_args(k, in[b], out[b], GROUP);
     cb[b] = kcb_create(env->queue, CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR);
     assert_cl_success(
         kcb.clCommandNDRangeKernelKHR(cb[b], NULL, NULL, k, 1, NULL, &global, &local, 0, NULL, NULL, NULL));
@@ -216,12 +181,8 @@ static void test_simultaneous_local_memory(void **state) {
   assert_cl_success(clSetUserEventStatus(gate, CL_COMPLETE));
   for (int q = 0; q < QUEUES; q++) assert_cl_success(clFinish(queues[q]));
   for (int b = 0; b < 2; b++) {
-    kcb_read(env->queue, out[b], sizeof got, got);
-    for (int g = 0; g < GROUPS; g++) {
-      want[g] = 0;
-      for (int i = 0; i < GROUP; i++) want[g] += host[b][g * GROUP + i];
-    }
-    kcb_expect_ints(want, got, GROUPS, b ? "second command buffer" : "first command buffer");
+    kiln_test_expect_group_sums(env->queue, out[b], host[b], N, GROUP,
+                                b ? "second command buffer" : "first command buffer");
     assert_cl_success(kcb.clReleaseCommandBufferKHR(cb[b]));
     assert_cl_success(clReleaseMemObject(in[b]));
     assert_cl_success(clReleaseMemObject(out[b]));
@@ -311,10 +272,7 @@ static void test_release_while_pending(void **state) {
     cl_mem out = kcb_buffer(env->context, N * sizeof(cl_int));
     cl_int *host = random_input(env->queue, in, N, 41 + simultaneous);
     cl_command_queue substitute = kcb_queue(env->context, env->device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-    kcb_arg_mem(scale, 0, in);
-    kcb_arg_mem(scale, 1, mid);
-    kcb_arg_int(scale, 2, 5);
-    kcb_arg_int(scale, 3, -3);
+    kiln_test_scale_args(scale, in, mid, 5, -3);
     cl_command_buffer_khr cb = kcb_create(env->queue, simultaneous ? CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR : 0);
     const size_t global = N;
     cl_sync_point_khr s;

@@ -12,10 +12,7 @@
 static const char *source =
     "kernel void put(global int *p, int v) { p[get_global_id(0)] = v; }\n"
     "kernel void add1(global int *p) { p[get_global_id(0)] += 1; }\n"
-    "kernel void scale(global const int *in, global int *out, int mul, int add) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  out[i] = in[i] * mul + add;\n"
-    "}\n"
+    KILN_TEST_SCALE_SOURCE
     "kernel void mix(global const int *a, global const int *x, global int *b, int mul) {\n"
     "  size_t i = get_global_id(0);\n"
     "  b[i] = a[i] * mul + x[i] + (int)i;\n"
@@ -40,16 +37,7 @@ static const char *source =
     "  size_t i = get_global_id(0);\n"
     "  out[i] = in[i] * 3 + (int)(i & 0xFFFF);\n"
     "}\n"
-    "kernel void group_sum(global const int *in, global int *out, local int *scratch) {\n"
-    "  size_t l = get_local_id(0), n = get_local_size(0);\n"
-    "  scratch[l] = in[get_global_id(0)];\n"
-    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "  for (size_t s = n / 2; s > 0; s /= 2) {\n"
-    "    if (l < s) scratch[l] += scratch[l + s];\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "  }\n"
-    "  if (l == 0) out[get_group_id(0)] = scratch[0];\n"
-    "}\n"
+    KILN_TEST_GROUP_SUM_SOURCE
     "kernel void wide(global int *out, int16 v, long k) {\n"
     "  size_t i = get_global_id(0);\n"
     "  out[i] = v.s0 + v.s7 * (int)i + v.sf * (int)k;\n"
@@ -66,29 +54,9 @@ static const char *source =
 
 static cl_program program;
 
-static int setup(void **state) {
-  kcb_setup(state);
-  struct kiln_test_env *env = *state;
-  program = kcb_program(env->context, env->device, source, NULL);
-  return 0;
-}
+static int setup(void **state) { return kiln_test_program_setup(state, kcb_setup, &program, source, NULL); }
 
-static int teardown(void **state) {
-  assert_cl_success(clReleaseProgram(program));
-  return kiln_test_env_teardown(state);
-}
-
-static cl_mem buffer_with(cl_context context, size_t count, const cl_int *data) {
-  cl_int err;
-  cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), count * sizeof(cl_int),
-                            (void *)data, &err);
-  assert_cl_success(err);
-  return m;
-}
-
-static void random_ints(cl_uint *seed, cl_int *out, size_t count, cl_int range) {
-  for (size_t i = 0; i < count; i++) out[i] = (cl_int)(kcb_random(seed) % (cl_uint)range) - range / 2;
-}
+static int teardown(void **state) { return kiln_test_program_teardown(state, program); }
 
 /* ---- clEnqueueCommandBufferKHR errors ---- */
 
@@ -179,15 +147,6 @@ static void test_enqueue_errors(void **state) {
 
 /* ---- replay results ---- */
 
-/* A host model of a rectangle copy between byte arrays. */
-static void host_rect_copy(unsigned char *dst, const unsigned char *src, const size_t so[3], const size_t d_o[3],
-                           const size_t region[3], size_t srp, size_t ssp, size_t drp, size_t dsp) {
-  for (size_t z = 0; z < region[2]; z++)
-    for (size_t y = 0; y < region[1]; y++)
-      memcpy(dst + (d_o[2] + z) * dsp + (d_o[1] + y) * drp + d_o[0],
-             src + (so[2] + z) * ssp + (so[1] + y) * srp + so[0], region[0]);
-}
-
 static void test_copy_fill_rect_results(void **state) {
   struct kiln_test_env *env = *state;
   enum { BYTES = 1024 };
@@ -232,9 +191,9 @@ static void test_copy_fill_rect_results(void **state) {
     for (int i = 0; i < 256; i += 8) memcpy(want[1] + 16 + i, pattern8, 8);
     memset(want[1] + 513, pattern1, 100);
     for (int i = 0; i < 192; i += 64) memcpy(want[1] + 768 + i, pattern64, 64);
-    host_rect_copy(want[2], src, so2, do2, r2, 64, 64 * 5, 48, 48 * 5);
-    host_rect_copy(want[3], src, so3, do3, r3, 64, 256, 10, 40);
-    host_rect_copy(want[3], want[3], from, to, r4, 10, 40, 10, 40);
+    kiln_test_rect_copy(want[2], do2, 48, 48 * 5, src, so2, 64, 64 * 5, r2);
+    kiln_test_rect_copy(want[3], do3, 10, 40, src, so3, 64, 256, r3);
+    kiln_test_rect_copy(want[3], to, 10, 40, want[3], from, 10, 40, r4);
     for (int i = 0; i < 4; i++) {
       kcb_read(env->queue, d[i], BYTES, got);
       for (int b = 0; b < BYTES; b++)
@@ -304,8 +263,8 @@ static void test_memory_objects_retained(void **state) {
   enum { N = 512 };
   cl_int in[N], got[N], want[N];
   cl_uint seed = 99;
-  random_ints(&seed, in, N, 1 << 20);
-  cl_mem a = buffer_with(env->context, N, in), b = kcb_buffer(env->context, N * sizeof(cl_int));
+  kcb_random_ints(&seed, in, N, 1 << 20);
+  cl_mem a = kcb_buffer_with(env->context, N, in), b = kcb_buffer(env->context, N * sizeof(cl_int));
   cl_mem r = kcb_buffer(env->context, N * sizeof(cl_int));
   cl_program own_program = kcb_program(env->context, env->device, source, NULL);
   cl_kernel scale = kcb_kernel(own_program, "scale");
@@ -314,10 +273,7 @@ static void test_memory_objects_retained(void **state) {
   const cl_int minus = -1;
   assert_cl_success(kcb.clCommandFillBufferKHR(cb, NULL, NULL, b, &minus, sizeof minus, N / 2 * sizeof(cl_int),
                                                N / 2 * sizeof(cl_int), 0, NULL, NULL, NULL));
-  kcb_arg_mem(scale, 0, b);
-  kcb_arg_mem(scale, 1, r);
-  kcb_arg_int(scale, 2, 3);
-  kcb_arg_int(scale, 3, 1);
+  kiln_test_scale_args(scale, b, r, 3, 1);
   const size_t global = N;
   assert_cl_success(kcb.clCommandNDRangeKernelKHR(cb, NULL, NULL, scale, 1, NULL, &global, NULL, 0, NULL, NULL, NULL));
   assert_cl_success(clReleaseKernel(scale));
@@ -382,7 +338,7 @@ static void test_dag_replays(void **state) {
   static cl_int host[N], got[N], want[N];
   cl_uint seed = 2024;
   for (int round = 0; round < ROUNDS; round++) {
-    random_ints(&seed, host, N, 1 << 24);
+    kcb_random_ints(&seed, host, N, 1 << 24);
     assert_cl_success(clEnqueueWriteBuffer(env->queue, in, CL_FALSE, 0, bytes, host, 0, NULL, NULL));
     assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, NULL));
     kcb_read(env->queue, out, bytes, got);
@@ -509,16 +465,14 @@ static void test_kernel_argument_kinds(void **state) {
   cl_mem in[5], out_sum = kcb_buffer(env->context, GROUPS * sizeof(cl_int));
   cl_mem out_wide = kcb_buffer(env->context, bytes), out_six = kcb_buffer(env->context, bytes);
   for (int i = 0; i < 5; i++) {
-    random_ints(&seed, host[i], N, 1 << 16);
-    in[i] = buffer_with(env->context, N, host[i]);
+    kcb_random_ints(&seed, host[i], N, 1 << 16);
+    in[i] = kcb_buffer_with(env->context, N, host[i]);
   }
   cl_kernel group_sum = kcb_kernel(program, "group_sum"), wide = kcb_kernel(program, "wide");
   cl_kernel six = kcb_kernel(program, "six");
   cl_command_buffer_khr cb = kcb_create(env->queue, 0);
 
-  kcb_arg_mem(group_sum, 0, in[0]);
-  kcb_arg_mem(group_sum, 1, out_sum);
-  assert_cl_success(clSetKernelArg(group_sum, 2, GROUP * sizeof(cl_int), NULL));
+  kiln_test_group_sum_args(group_sum, in[0], out_sum, GROUP);
   assert_cl_success(
       kcb.clCommandNDRangeKernelKHR(cb, NULL, NULL, group_sum, 1, NULL, &global, &local, 0, NULL, NULL, NULL));
   assert_cl_success(clSetKernelArg(group_sum, 2, 4 * sizeof(cl_int), NULL));
@@ -545,12 +499,7 @@ static void test_kernel_argument_kinds(void **state) {
 
   for (int round = 0; round < 3; round++) {
     assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, NULL));
-    kcb_read(env->queue, out_sum, GROUPS * sizeof(cl_int), got);
-    for (int g = 0; g < GROUPS; g++) {
-      want[g] = 0;
-      for (int i = 0; i < GROUP; i++) want[g] += host[0][g * GROUP + i];
-    }
-    kcb_expect_ints(want, got, GROUPS, "group sums (local memory)");
+    kiln_test_expect_group_sums(env->queue, out_sum, host[0], N, GROUP, "group sums (local memory)");
     kcb_read(env->queue, out_wide, bytes, got);
     for (int i = 0; i < N; i++) want[i] = v.s[0] + v.s[7] * i + v.s[15] * (cl_int)k;
     kcb_expect_ints(want, got, N, "wide by-value argument");
@@ -655,7 +604,7 @@ static void test_many_work_groups(void **state) {
   assert_cl_success(clReleaseKernel(big));
   cl_uint seed = 7;
   for (int round = 0; round < 3; round++) {
-    random_ints(&seed, host, N, 1 << 20);
+    kcb_random_ints(&seed, host, N, 1 << 20);
     assert_cl_success(clEnqueueWriteBuffer(env->queue, in, CL_FALSE, 0, bytes, host, 0, NULL, NULL));
     assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, NULL));
     kcb_read(env->queue, out, bytes, got);
@@ -690,29 +639,10 @@ static void test_event_info_and_profiling(void **state) {
   cl_event event;
   assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, &event));
   assert_cl_success(clWaitForEvents(1, &event));
-  cl_command_type type = 0;
-  assert_cl_success(clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL));
-  assert_int_equal(CL_COMMAND_COMMAND_BUFFER_KHR, type);
-  cl_command_queue queue = NULL;
-  assert_cl_success(clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, NULL));
-  assert_ptr_equal(profiling, queue);
-  cl_context context = NULL;
-  assert_cl_success(clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof context, &context, NULL));
-  assert_ptr_equal(env->context, context);
-  cl_uint refs = 0;
-  assert_cl_success(clGetEventInfo(event, CL_EVENT_REFERENCE_COUNT, sizeof refs, &refs, NULL));
-  assert_int_equal(1, refs);
+  kiln_test_expect_event_info(event, CL_COMMAND_COMMAND_BUFFER_KHR, profiling, env->context);
   assert_int_equal(CL_COMPLETE, kcb_event_status(event));
   cl_ulong t[5] = {0};
-  const cl_profiling_info params[5] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
-                                       CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END,
-                                       CL_PROFILING_COMMAND_COMPLETE};
-  for (int i = 0; i < 5; i++) assert_cl_success(clGetEventProfilingInfo(event, params[i], sizeof t[i], &t[i], NULL));
-  assert_true(t[0] > 0);
-  for (int i = 1; i < 5; i++)
-    if (t[i] < t[i - 1])
-      fail_msg("profiling time %d (%llu) before time %d (%llu)", i, (unsigned long long)t[i], i - 1,
-               (unsigned long long)t[i - 1]);
+  kiln_test_profiling_times(event, t, "execution on a profiling queue");
   assert_cl_success(clReleaseEvent(event));
 
   /* On the default, non-profiling queue there is no profiling information; on a profiling
@@ -728,6 +658,7 @@ static void test_event_info_and_profiling(void **state) {
   assert_cl_success(clReleaseEvent(event));
   assert_cl_success(kcb.clEnqueueCommandBufferKHR(1, &profiling, plain, 0, NULL, &event));
   assert_cl_success(clWaitForEvents(1, &event));
+  cl_command_queue queue = NULL;
   assert_cl_success(clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, NULL));
   assert_ptr_equal(profiling, queue);
   cl_ulong start = 0, end = 0;
@@ -789,10 +720,7 @@ static void test_in_order_queue_ordering(void **state) {
   const size_t bytes = N * sizeof(cl_int), global = N;
   cl_mem x = kcb_buffer(env->context, bytes), y = kcb_buffer(env->context, bytes), z = kcb_buffer(env->context, bytes);
   cl_kernel scale = kcb_kernel(program, "scale"), add1 = kcb_kernel(program, "add1");
-  kcb_arg_mem(scale, 0, x);
-  kcb_arg_mem(scale, 1, y);
-  kcb_arg_int(scale, 2, 2);
-  kcb_arg_int(scale, 3, 0);
+  kiln_test_scale_args(scale, x, y, 2, 0);
   kcb_arg_mem(add1, 0, y);
   cl_command_buffer_khr cb = kcb_create(env->queue, 0);
   cl_sync_point_khr s;
@@ -803,7 +731,7 @@ static void test_in_order_queue_ordering(void **state) {
   static cl_int in[N], got_x[N], got_y[N], got_z[N], want[N];
   cl_uint seed = 5;
   for (int round = 0; round < 3; round++) {
-    random_ints(&seed, in, N, 1 << 20);
+    kcb_random_ints(&seed, in, N, 1 << 20);
     cl_event gate = kcb_user_event(env->context), read_done;
     const cl_int zero = 0;
     assert_cl_success(clEnqueueWriteBuffer(env->queue, x, CL_FALSE, 0, bytes, in, 1, &gate, NULL));
@@ -842,10 +770,7 @@ static void test_out_of_order_queue(void **state) {
   cl_mem in = kcb_buffer(env->context, bytes), mid = kcb_buffer(env->context, bytes);
   cl_mem out = kcb_buffer(env->context, bytes), other = kcb_buffer(env->context, bytes);
   cl_kernel scale = kcb_kernel(program, "scale"), put = kcb_kernel(program, "put");
-  kcb_arg_mem(scale, 0, in);
-  kcb_arg_mem(scale, 1, mid);
-  kcb_arg_int(scale, 2, -4);
-  kcb_arg_int(scale, 3, 9);
+  kiln_test_scale_args(scale, in, mid, -4, 9);
   kcb_arg_mem(put, 0, other);
   kcb_arg_int(put, 1, 123);
   cl_command_buffer_khr cb = kcb_create(ooo, 0), side = kcb_create(ooo, 0);
@@ -859,7 +784,7 @@ static void test_out_of_order_queue(void **state) {
   static cl_int host[N], got[N], got_other[N], want[N];
   cl_uint seed = 77;
   for (int round = 0; round < 5; round++) {
-    random_ints(&seed, host, N, 1 << 20);
+    kcb_random_ints(&seed, host, N, 1 << 20);
     cl_event written, ran, side_ran, read;
     assert_cl_success(clEnqueueWriteBuffer(ooo, in, CL_FALSE, 0, bytes, host, 0, NULL, &written));
     assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 1, &written, &ran));

@@ -10,12 +10,9 @@
 
 static void test_extension_advertised(void **state) {
   struct kiln_test_env *env = *state;
-  assert_true(kiln_test_extension_listed(env->device, "cl_khr_command_buffer"));
+  kiln_test_expect_extension(env->device, "cl_khr_command_buffer", CL_MAKE_VERSION(0, 9, 7));
   assert_false(kiln_test_extension_listed(env->device, "cl_khr_command_buffer_multi_device"));
   assert_false(kiln_test_extension_listed(env->device, "cl_khr_command_buffer_mutable_dispatch"));
-  cl_version version = 0;
-  assert_int_equal(1, kiln_test_extension_entries(env->device, "cl_khr_command_buffer", &version));
-  assert_int_equal(CL_MAKE_VERSION(0, 9, 7), version);
 }
 
 static cl_bitfield device_bitfield(cl_device_id device, cl_device_info param) {
@@ -46,9 +43,8 @@ static void test_device_queries(void **state) {
   assert_int_equal(0, required);
   cl_command_queue_properties supported =
       device_bitfield(env->device, CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR);
+  /* Exactly these, profiling (the spec's mandated minimum) included. */
   assert_int_equal(CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, supported);
-  assert_true(supported & CL_QUEUE_PROFILING_ENABLE); /* the spec's mandated minimum */
-  assert_int_equal(required & supported, required);
 
   /* Size-only and too-small queries follow the clGetDeviceInfo rules. */
   const cl_device_info params[] = {CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR,
@@ -268,7 +264,8 @@ static void test_invalid_and_released_handles(void **state) {
   assert_cl_success(kcb.clReleaseCommandBufferKHR(finalized));
   expect_invalid_everywhere(finalized, buffer, kernel);
 
-  /* A stale handle stays invalid when its memory is reused for new command buffers. */
+  /* A stale handle stays invalid while new command buffers are created (one that lands at
+   * the released address makes it that command buffer's handle: nothing to check then). */
   for (int i = 0; i < 20; i++) {
     cl_command_buffer_khr fresh = kcb_create(env->queue, 0);
     if (fresh != recording) assert_int_equal(CL_INVALID_COMMAND_BUFFER_KHR, kcb.clRetainCommandBufferKHR(recording));

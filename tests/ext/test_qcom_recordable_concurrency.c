@@ -10,29 +10,14 @@
 #include <stdatomic.h>
 
 static const char *source = "kernel void put(global int *p, int v) { p[get_global_id(0)] = v; }\n"
-                            "kernel void count(global int *c) { atomic_inc(c); }\n"
+                            KILN_TEST_COUNT_SOURCE
                             "kernel void count_at(global int *c, int index) { atomic_inc(&c[index]); }\n";
 
 static cl_program program;
 
-static int setup(void **state) {
-  qrq_setup(state);
-  struct kiln_test_env *env = *state;
-  program = qrq_program(env->context, env->device, source, NULL);
-  return 0;
-}
+static int setup(void **state) { return kiln_test_program_setup(state, qrq_setup, &program, source, NULL); }
 
-static int teardown(void **state) {
-  assert_cl_success(clReleaseProgram(program));
-  return kiln_test_env_teardown(state);
-}
-
-static cl_int read_int(cl_command_queue queue, cl_mem buffer, size_t index) {
-  cl_int value = -12345;
-  assert_cl_success(
-      clEnqueueReadBuffer(queue, buffer, CL_TRUE, index * sizeof value, sizeof value, &value, 0, NULL, NULL));
-  return value;
-}
+static int teardown(void **state) { return kiln_test_program_teardown(state, program); }
 
 static void start_threads(pthread_t *threads, size_t count, void *(*run)(void *), void *args, size_t arg_size) {
   for (size_t i = 0; i < count; i++)
@@ -110,9 +95,8 @@ static void test_threads_replay_with_updates(void **state) {
   s.device = env->device;
   cl_mem recorded[UPDATERS];
   cl_kernel put = qrq_kernel(program, "put");
-  cl_mem counter = qrq_buffer_filled(env->queue, env->context, 1, 0);
-  cl_kernel count = qrq_kernel(program, "count");
-  qrq_arg_mem(count, 0, counter);
+  cl_mem counter;
+  cl_kernel count = qrq_counting_kernel(env, program, &counter);
   cl_command_queue rq = qrq_recordable_queue(env);
   s.recording = qrq_new(rq);
   const size_t n = PUT_N, one = 1;
@@ -141,7 +125,7 @@ static void test_threads_replay_with_updates(void **state) {
   for (int t = 0; t < UPDATERS + PLAIN; t++)
     for (int i = 0; i < ITERATIONS; i++)
       if (workers[t].errors[i] != CL_SUCCESS) fail_msg("thread %d, iteration %d: %d", t, i, workers[t].errors[i]);
-  assert_int_equal((UPDATERS + PLAIN) * ITERATIONS, read_int(env->queue, counter, 0));
+  assert_int_equal((UPDATERS + PLAIN) * ITERATIONS, qrq_read_int(env->queue, counter, 0));
   cl_int *got = malloc(PUT_N * sizeof *got);
   for (int t = 0; t < UPDATERS; t++) {
     for (int i = 0; i < ITERATIONS; i++) {
@@ -167,7 +151,7 @@ static void test_threads_replay_with_updates(void **state) {
   qrq_replay(env->queue, s.recording);
   for (int t = 0; t < UPDATERS; t++)
     qrq_expect_all(env->queue, s.outputs[t][ITERATIONS - 1], PUT_N, value_of(t, ITERATIONS - 1), "last update kept");
-  assert_int_equal((UPDATERS + PLAIN) * ITERATIONS + 1, read_int(env->queue, counter, 0));
+  assert_int_equal((UPDATERS + PLAIN) * ITERATIONS + 1, qrq_read_int(env->queue, counter, 0));
   free(got);
 
   assert_cl_success(qrq.clReleaseRecordingQCOM(s.recording));
@@ -249,7 +233,7 @@ static void expect_recorded(struct kiln_test_env *env, struct record_shared *s, 
   qrq_replay(env->queue, r);
   int total = 0;
   for (int t = 0; t < RECORDERS; t++) {
-    cl_int got = read_int(env->queue, s->counters, (size_t)t);
+    cl_int got = qrq_read_int(env->queue, s->counters, (size_t)t);
     if (got != workers[t].recorded)
       fail_msg("thread %d recorded %d dispatches, the replay ran %d", t, workers[t].recorded, got);
     total += workers[t].recorded;
@@ -398,9 +382,8 @@ static void *end_worker_run(void *arg) {
 
 static void test_racing_end_and_release(void **state) {
   struct kiln_test_env *env = *state;
-  cl_mem counter = qrq_buffer_filled(env->queue, env->context, 1, 0);
-  cl_kernel count = qrq_kernel(program, "count");
-  qrq_arg_mem(count, 0, counter);
+  cl_mem counter;
+  cl_kernel count = qrq_counting_kernel(env, program, &counter);
   cl_command_queue rq = qrq_recordable_queue(env);
   for (int round = 0; round < 20; round++) {
     cl_recording_qcom r = qrq_new(rq);
@@ -427,7 +410,7 @@ static void test_racing_end_and_release(void **state) {
       if (phase == 0) qrq_replay(env->queue, r);
     }
   }
-  assert_int_equal(20, read_int(env->queue, counter, 0));
+  assert_int_equal(20, qrq_read_int(env->queue, counter, 0));
   assert_cl_success(clReleaseCommandQueue(rq));
   assert_cl_success(clReleaseKernel(count));
   assert_cl_success(clReleaseMemObject(counter));
@@ -564,9 +547,8 @@ static void *release_worker_run(void *arg) {
  * exactly the one reference the test holds. */
 static void test_concurrent_retain_release(void **state) {
   struct kiln_test_env *env = *state;
-  cl_mem counter = qrq_buffer_filled(env->queue, env->context, 1, 0);
-  cl_kernel count = qrq_kernel(program, "count");
-  qrq_arg_mem(count, 0, counter);
+  cl_mem counter;
+  cl_kernel count = qrq_counting_kernel(env, program, &counter);
   cl_command_queue rq = qrq_recordable_queue(env);
   cl_recording_qcom r = qrq_new(rq);
   assert_cl_success(clEnqueueTask(rq, count, 0, NULL, NULL));
@@ -585,7 +567,7 @@ static void test_concurrent_retain_release(void **state) {
     for (int t = 0; t < RETAINERS; t++) assert_int_equal(0, workers[t].failures);
   }
   assert_cl_success(clFinish(env->queue));
-  assert_int_equal(20, read_int(env->queue, counter, 0));
+  assert_int_equal(20, qrq_read_int(env->queue, counter, 0));
   assert_cl_success(qrq.clReleaseRecordingQCOM(r)); /* the last one */
   assert_int_equal(CL_INVALID_OPERATION, qrq.clReleaseRecordingQCOM(r));
   assert_cl_success(clReleaseCommandQueue(rq));

@@ -6,54 +6,30 @@
  * and what may be enqueued to a recordable queue: NDRanges and tasks are recorded (with
  * their arguments as set at that moment), everything else (including replays and
  * command-buffer executions) is refused. */
-#include <CL/kiln_command_buffer.h> /* first: see that header */
-
+#include "khr_command_buffer_test.h" /* first: see that header */
 #include "qcom_recordable_test.h"
 
 #include <stddef.h>
 
 static const char *source = "kernel void put(global int *p, int v) { p[get_global_id(0)] = v; }\n"
                             "kernel void add(global int *p, int v) { p[get_global_id(0)] += v; }\n"
-                            "kernel void count(global int *c) { atomic_inc(c); }\n"
+                            KILN_TEST_COUNT_SOURCE
                             "kernel void say(global int *p) { printf(\"qcom %d\\n\", p[get_global_id(0)]); }\n"
-                            "kernel void group_sum(global const int *in, global int *out, local int *scratch) {\n"
-                            "  size_t l = get_local_id(0), n = get_local_size(0);\n"
-                            "  scratch[l] = in[get_global_id(0)];\n"
-                            "  barrier(CLK_LOCAL_MEM_FENCE);\n"
-                            "  for (size_t s = n / 2; s > 0; s /= 2) {\n"
-                            "    if (l < s) scratch[l] += scratch[l + s];\n"
-                            "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-                            "  }\n"
-                            "  if (l == 0) out[get_group_id(0)] = scratch[0];\n"
-                            "}\n";
+                            KILN_TEST_GROUP_SUM_SOURCE;
 
 static cl_program program;
 
+/* The recordable side's fixture, plus cl_khr_command_buffer's entry points (command
+ * buffers are among what a recordable queue refuses). */
 static int setup(void **state) {
-  qrq_setup(state);
-  struct kiln_test_env *env = *state;
-  program = qrq_program(env->context, env->device, source, "-cl-std=CL1.2"); /* uniform work-groups */
+  kiln_test_program_setup(state, qrq_setup, &program, source, "-cl-std=CL1.2"); /* uniform work-groups */
+  kcb_load(((struct kiln_test_env *)*state)->platform);
   return 0;
 }
 
-static int teardown(void **state) {
-  assert_cl_success(clReleaseProgram(program));
-  return kiln_test_env_teardown(state);
-}
+static int teardown(void **state) { return kiln_test_program_teardown(state, program); }
 
-static cl_int read_int(cl_command_queue queue, cl_mem buffer) {
-  cl_int value = -12345;
-  qrq_read(queue, buffer, sizeof value, &value);
-  return value;
-}
-
-/* A `count` kernel on a fresh zeroed counter (returned through *counter). */
-static cl_kernel counting_kernel(struct kiln_test_env *env, cl_mem *counter) {
-  *counter = qrq_buffer_filled(env->queue, env->context, 1, 0);
-  cl_kernel k = qrq_kernel(program, "count");
-  qrq_arg_mem(k, 0, *counter);
-  return k;
-}
+static cl_int read_int(cl_command_queue queue, cl_mem buffer) { return qrq_read_int(queue, buffer, 0); }
 
 /* Whether an ended recording has a dispatch `index` (of the `count` kernel): an argument
  * update naming it succeeds (and replays, setting its counter to `counter`), or fails
@@ -97,10 +73,7 @@ static void test_header_types(void **state) {
 
 static void test_extension_advertised(void **state) {
   struct kiln_test_env *env = *state;
-  assert_true(kiln_test_extension_listed(env->device, "cl_qcom_recordable_queues"));
-  cl_version version = 0;
-  assert_int_equal(1, kiln_test_extension_entries(env->device, "cl_qcom_recordable_queues", &version));
-  assert_int_equal(CL_MAKE_VERSION(1, 0, 0), version);
+  kiln_test_expect_extension(env->device, "cl_qcom_recordable_queues", CL_MAKE_VERSION(1, 0, 0));
 }
 
 static void test_device_max_size(void **state) {
@@ -302,7 +275,7 @@ static void test_one_active_recording_per_queue(void **state) {
   struct kiln_test_env *env = *state;
   cl_command_queue q = qrq_recordable_queue(env);
   cl_mem counter;
-  cl_kernel k = counting_kernel(env, &counter);
+  cl_kernel k = qrq_counting_kernel(env, program, &counter);
   const size_t one = 1;
   cl_recording_qcom first = qrq_new(q);
   cl_int err = CL_SUCCESS;
@@ -374,7 +347,7 @@ static void test_retain_release(void **state) {
   assert_int_equal(CL_INVALID_OPERATION, qrq.clReleaseRecordingQCOM(r));
   /* It is still active and whole: it records and ends. */
   cl_mem counter;
-  cl_kernel k = counting_kernel(env, &counter);
+  cl_kernel k = qrq_counting_kernel(env, program, &counter);
   const size_t one = 1;
   assert_cl_success(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
   assert_cl_success(qrq.clEndRecordingQCOM(r));
@@ -402,7 +375,7 @@ static void test_retain_release(void **state) {
 static void test_recording_holds_queue(void **state) {
   struct kiln_test_env *env = *state;
   cl_mem counter;
-  cl_kernel k = counting_kernel(env, &counter);
+  cl_kernel k = qrq_counting_kernel(env, program, &counter);
   const size_t one = 1;
   cl_command_queue q = qrq_recordable_queue(env);
   assert_int_equal(1, qrq_queue_refcount(q));
@@ -500,7 +473,7 @@ static void test_size_limit(void **state) {
   assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE_QCOM, sizeof max, &max, NULL));
   assert_true(max > 0);
   cl_mem counter;
-  cl_kernel k = counting_kernel(env, &counter);
+  cl_kernel k = qrq_counting_kernel(env, program, &counter);
   cl_command_queue q = qrq_recordable_queue(env);
   cl_recording_qcom r = qrq_new(q);
   const size_t one = 1;
@@ -542,13 +515,11 @@ static void test_size_limit(void **state) {
 static void test_record_wait_list_and_event(void **state) {
   struct kiln_test_env *env = *state;
   cl_mem counter;
-  cl_kernel k = counting_kernel(env, &counter);
+  cl_kernel k = qrq_counting_kernel(env, program, &counter);
   cl_command_queue q = qrq_recordable_queue(env);
   cl_recording_qcom r = qrq_new(q);
   const size_t one = 1;
-  cl_event done;
-  assert_cl_success(clEnqueueMarkerWithWaitList(env->queue, 0, NULL, &done));
-  assert_cl_success(clWaitForEvents(1, &done));
+  cl_event done = kiln_test_done_marker(env->queue);
   cl_event user = qrq_user_event(env->context);
   const cl_event lists[][1] = {{done}, {user}};
   for (size_t i = 0; i < 2; i++) {
@@ -582,10 +553,9 @@ static void test_record_wait_list_and_event(void **state) {
 static void test_record_launch_errors(void **state) {
   struct kiln_test_env *env = *state;
   cl_mem counter;
-  cl_kernel k = counting_kernel(env, &counter);
+  cl_kernel k = qrq_counting_kernel(env, program, &counter);
   cl_kernel unset = qrq_kernel(program, "count");
-  cl_context other_context = clCreateContext(NULL, 1, &env->device, NULL, NULL, NULL);
-  assert_non_null(other_context);
+  cl_context other_context = kiln_test_context(env->device);
   cl_program other_program = qrq_program(other_context, env->device, source, NULL);
   cl_kernel foreign = qrq_kernel(other_program, "count");
   cl_mem foreign_counter = qrq_buffer(other_context, sizeof(cl_int));
@@ -657,7 +627,7 @@ static void test_record_printf_kernel(void **state) {
   cl_kernel say = qrq_kernel(program, "say");
   qrq_arg_mem(say, 0, data);
   cl_mem counter;
-  cl_kernel k = counting_kernel(env, &counter);
+  cl_kernel k = qrq_counting_kernel(env, program, &counter);
   cl_command_queue q = qrq_recordable_queue(env);
   const size_t four = 4;
   assert_int_equal(CL_INVALID_OPERATION, clEnqueueNDRangeKernel(q, say, 1, NULL, &four, NULL, 0, NULL, NULL));
@@ -681,7 +651,7 @@ static void test_record_printf_kernel(void **state) {
 static void test_record_without_active_recording(void **state) {
   struct kiln_test_env *env = *state;
   cl_mem counter;
-  cl_kernel k = counting_kernel(env, &counter);
+  cl_kernel k = qrq_counting_kernel(env, program, &counter);
   cl_command_queue q = qrq_recordable_queue(env);
   const size_t one = 1;
   assert_int_equal(CL_INVALID_OPERATION, clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
@@ -718,9 +688,7 @@ static void expect_other_enqueues_refused(struct kiln_test_env *env, cl_command_
   cl_mem b = qrq_buffer_filled(env->queue, env->context, N, 2);
   cl_int host[N], pattern = 9;
   for (int i = 0; i < N; i++) host[i] = 50 + i;
-  cl_event done;
-  assert_cl_success(clEnqueueMarkerWithWaitList(env->queue, 0, NULL, &done));
-  assert_cl_success(clWaitForEvents(1, &done));
+  cl_event done = kiln_test_done_marker(env->queue);
   const size_t origin[3] = {0, 0, 0}, region[3] = {16, 2, 1};
   cl_event ev = NULL;
   struct {
@@ -769,12 +737,10 @@ static void expect_other_enqueues_refused(struct kiln_test_env *env, cl_command_
   /* Executing there a command buffer (created on the recordable queue, or with the
    * recordable queue as substitute): cl_khr_command_buffer's rule applies first, the
    * recordable bit is not a supported queue property. */
-  __typeof__(&clEnqueueCommandBufferKHR) enqueue_command_buffer =
-      (__typeof__(&clEnqueueCommandBufferKHR))clGetExtensionFunctionAddressForPlatform(env->platform,
-                                                                                       "clEnqueueCommandBufferKHR");
-  assert_non_null(enqueue_command_buffer);
-  assert_int_equal(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR, enqueue_command_buffer(0, NULL, command_buffer, 0, NULL, &ev));
-  assert_int_equal(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR, enqueue_command_buffer(1, &q, command_buffer, 0, NULL, &ev));
+  assert_int_equal(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR,
+                   kcb.clEnqueueCommandBufferKHR(0, NULL, command_buffer, 0, NULL, &ev));
+  assert_int_equal(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR,
+                   kcb.clEnqueueCommandBufferKHR(1, &q, command_buffer, 0, NULL, &ev));
   assert_null(ev);
   assert_int_equal(50, host[0]); /* the native kernel never ran */
   assert_cl_success(clEnqueueUnmapMemObject(env->queue, b, ordinary_map, 0, NULL, NULL));
@@ -801,23 +767,11 @@ static void expect_other_enqueues_refused(struct kiln_test_env *env, cl_command_
 }
 
 /* A finalized command buffer created on `queue`, running `put` once. */
-static cl_command_buffer_khr command_buffer_putting(struct kiln_test_env *env, cl_command_queue queue, cl_kernel put) {
-  __typeof__(&clCreateCommandBufferKHR) create =
-      (__typeof__(&clCreateCommandBufferKHR))clGetExtensionFunctionAddressForPlatform(env->platform,
-                                                                                      "clCreateCommandBufferKHR");
-  __typeof__(&clCommandNDRangeKernelKHR) record =
-      (__typeof__(&clCommandNDRangeKernelKHR))clGetExtensionFunctionAddressForPlatform(env->platform,
-                                                                                       "clCommandNDRangeKernelKHR");
-  __typeof__(&clFinalizeCommandBufferKHR) finalize =
-      (__typeof__(&clFinalizeCommandBufferKHR))clGetExtensionFunctionAddressForPlatform(env->platform,
-                                                                                        "clFinalizeCommandBufferKHR");
-  assert_true(create && record && finalize);
-  cl_int err = CL_INVALID_VALUE;
-  cl_command_buffer_khr cb = create(1, &queue, NULL, &err);
-  assert_cl_success(err);
+static cl_command_buffer_khr command_buffer_putting(cl_command_queue queue, cl_kernel put) {
+  cl_command_buffer_khr cb = kcb_create(queue, 0);
   const size_t one = 1;
-  assert_cl_success(record(cb, NULL, NULL, put, 1, NULL, &one, NULL, 0, NULL, NULL, NULL));
-  assert_cl_success(finalize(cb));
+  assert_cl_success(kcb.clCommandNDRangeKernelKHR(cb, NULL, NULL, put, 1, NULL, &one, NULL, 0, NULL, NULL, NULL));
+  assert_cl_success(kcb.clFinalizeCommandBufferKHR(cb));
   return cb;
 }
 
@@ -830,7 +784,7 @@ static void test_other_enqueues_refused(void **state) {
   cl_kernel put = qrq_kernel(program, "put");
   qrq_arg_mem(put, 0, ready_out);
   qrq_arg_int(put, 1, 6);
-  cl_command_buffer_khr cb = command_buffer_putting(env, q, put);
+  cl_command_buffer_khr cb = command_buffer_putting(q, put);
   qrq_arg_int(put, 1, 5);
   cl_command_queue other_q = qrq_recordable_queue(env);
   cl_recording_qcom ready = qrq_new(other_q);
@@ -839,7 +793,7 @@ static void test_other_enqueues_refused(void **state) {
 
   expect_other_enqueues_refused(env, q, ready, cb, "no recording");
   cl_mem counter;
-  cl_kernel k = counting_kernel(env, &counter);
+  cl_kernel k = qrq_counting_kernel(env, program, &counter);
   cl_recording_qcom r = qrq_new(q);
   assert_cl_success(clEnqueueTask(q, k, 0, NULL, NULL));
   expect_other_enqueues_refused(env, q, ready, cb, "active recording");
@@ -854,16 +808,10 @@ static void test_other_enqueues_refused(void **state) {
   qrq_replay(env->queue, ready);
   assert_int_equal(5, read_int(env->queue, ready_out));
   /* The command buffer itself was fine: it runs on an ordinary substitute queue. */
-  __typeof__(&clEnqueueCommandBufferKHR) enqueue_command_buffer =
-      (__typeof__(&clEnqueueCommandBufferKHR))clGetExtensionFunctionAddressForPlatform(env->platform,
-                                                                                       "clEnqueueCommandBufferKHR");
-  __typeof__(&clReleaseCommandBufferKHR) release_command_buffer =
-      (__typeof__(&clReleaseCommandBufferKHR))clGetExtensionFunctionAddressForPlatform(env->platform,
-                                                                                       "clReleaseCommandBufferKHR");
-  assert_cl_success(enqueue_command_buffer(1, &env->queue, cb, 0, NULL, NULL));
+  assert_cl_success(kcb.clEnqueueCommandBufferKHR(1, &env->queue, cb, 0, NULL, NULL));
   assert_cl_success(clFinish(env->queue));
   assert_int_equal(6, read_int(env->queue, ready_out));
-  assert_cl_success(release_command_buffer(cb));
+  assert_cl_success(kcb.clReleaseCommandBufferKHR(cb));
   assert_cl_success(qrq.clReleaseRecordingQCOM(r));
   assert_cl_success(qrq.clReleaseRecordingQCOM(ready));
   assert_cl_success(clReleaseKernel(k));
@@ -896,15 +844,13 @@ static void test_arguments_captured_when_recorded(void **state) {
   qrq_arg_int(put, 1, 33); /* after the last dispatch: never recorded */
 
   /* A local-memory argument keeps its recorded size. */
-  cl_int host[N], sums[N / GROUP];
+  cl_int host[N];
   qrq_random_ints(5, host, N, 1000);
   cl_mem in = qrq_buffer(env->context, sizeof host);
   qrq_write(env->queue, in, sizeof host, host);
   cl_mem out = qrq_buffer_filled(env->queue, env->context, N / GROUP, -1);
   cl_kernel sum = qrq_kernel(program, "group_sum");
-  qrq_arg_mem(sum, 0, in);
-  qrq_arg_mem(sum, 1, out);
-  assert_cl_success(clSetKernelArg(sum, 2, GROUP * sizeof(cl_int), NULL));
+  kiln_test_group_sum_args(sum, in, out, GROUP);
   const size_t group = GROUP;
   assert_cl_success(clEnqueueNDRangeKernel(q, sum, 1, NULL, &n, &group, 0, NULL, NULL));
   assert_cl_success(clSetKernelArg(sum, 2, 1, NULL));
@@ -919,12 +865,7 @@ static void test_arguments_captured_when_recorded(void **state) {
     qrq_replay(env->queue, r);
     qrq_expect_all(env->queue, a, N, 11, "first dispatch's buffer");
     qrq_expect_all(env->queue, b, N, 22, "second dispatch's buffer");
-    qrq_read(env->queue, out, sizeof sums, sums);
-    for (int g = 0; g < N / GROUP; g++) {
-      cl_int want = 0;
-      for (int i = 0; i < GROUP; i++) want += host[g * GROUP + i];
-      if (sums[g] != want) fail_msg("group %d: %d, expected %d", g, sums[g], want);
-    }
+    kiln_test_expect_group_sums(env->queue, out, host, N, GROUP, "group sums (the recorded local-memory size)");
   }
   assert_cl_success(qrq.clReleaseRecordingQCOM(r));
   assert_cl_success(clReleaseCommandQueue(q));

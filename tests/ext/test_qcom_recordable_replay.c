@@ -32,20 +32,8 @@ static const char *source =
     "  out[i] = in[i] * 2 - (int)get_global_id(2);\n"
     "}\n"
     "kernel void put(global int *p, int v) { p[get_global_id(0)] = v; }\n"
-    "kernel void scale(global const int *in, global int *out, int mul, int add) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  out[i] = in[i] * mul + add;\n"
-    "}\n"
-    "kernel void group_sum(global const int *in, global int *out, local int *scratch) {\n"
-    "  size_t l = get_local_id(0), n = get_local_size(0);\n"
-    "  scratch[l] = in[get_global_id(0)];\n"
-    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "  for (size_t s = n / 2; s > 0; s /= 2) {\n"
-    "    if (l < s) scratch[l] += scratch[l + s];\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "  }\n"
-    "  if (l == 0) out[get_group_id(0)] = scratch[0];\n"
-    "}\n"
+    KILN_TEST_SCALE_SOURCE
+    KILN_TEST_GROUP_SUM_SOURCE
     "#if __OPENCL_C_VERSION__ >= 200\n"
     "#define GROUP_SIZE(d) get_enqueued_local_size(d)\n"
     "#else\n"
@@ -101,14 +89,6 @@ static int teardown(void **state) {
 }
 
 /* ---- helpers ---- */
-
-static cl_mem buffer_with(cl_context context, size_t count, const cl_int *data) {
-  cl_int err = CL_INVALID_VALUE;
-  cl_mem m =
-      clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, count * sizeof(cl_int), (void *)data, &err);
-  assert_cl_success(err);
-  return m;
-}
 
 /* Every update list of both entry points. */
 struct updates {
@@ -217,27 +197,6 @@ static void expect_marked(struct kiln_test_env *env, struct marked *m, cl_uint d
   if (info[15] != 0) fail_msg("%s: work-item ids inconsistent with the geometry", what);
 }
 
-static void expect_scaled(cl_command_queue queue, cl_mem out, const cl_int *in, size_t n, cl_int mul, cl_int add,
-                          const char *what) {
-  cl_int *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
-  qrq_read(queue, out, n * sizeof *got, got);
-  for (size_t i = 0; i < n; i++) want[i] = in[i] * mul + add;
-  qrq_expect_ints(want, got, n, what);
-  free(got);
-  free(want);
-}
-
-static void expect_group_sums(cl_command_queue queue, cl_mem out, const cl_int *in, size_t n, size_t group,
-                              const char *what) {
-  size_t groups = n / group;
-  cl_int *got = malloc(groups * sizeof *got), *want = calloc(groups, sizeof *want);
-  qrq_read(queue, out, groups * sizeof *got, got);
-  for (size_t i = 0; i < n; i++) want[i / group] += in[i];
-  qrq_expect_ints(want, got, groups, what);
-  free(got);
-  free(want);
-}
-
 /* ---- the specification's sample ---- */
 
 enum { SAMPLE_N = 64, SAMPLE_BIG = 128 };
@@ -267,8 +226,8 @@ static void test_spec_sample(void **state) {
   cl_int in[SAMPLE_BIG], new_in[SAMPLE_BIG];
   qrq_random_ints(1, in, SAMPLE_BIG, 2000);
   qrq_random_ints(2, new_in, SAMPLE_BIG, 2000);
-  cl_mem input_buffer = buffer_with(context, SAMPLE_BIG, in),
-         new_input_buffer = buffer_with(context, SAMPLE_BIG, new_in);
+  cl_mem input_buffer = qrq_buffer_with(context, SAMPLE_BIG, in),
+         new_input_buffer = qrq_buffer_with(context, SAMPLE_BIG, new_in);
   cl_mem m1 = qrq_buffer_filled(live_queue, context, SAMPLE_BIG, 0),
          m2 = qrq_buffer_filled(live_queue, context, SAMPLE_N, 0),
          m3 = qrq_buffer_filled(live_queue, context, SAMPLE_N, 0);
@@ -380,21 +339,16 @@ static void test_update_buffer_and_scalar_args(void **state) {
   cl_int in_a[N], in_b[N];
   qrq_random_ints(3, in_a, N, 10000);
   qrq_random_ints(4, in_b, N, 10000);
-  cl_mem a = buffer_with(env->context, N, in_a), b = buffer_with(env->context, N, in_b);
+  cl_mem a = qrq_buffer_with(env->context, N, in_a), b = qrq_buffer_with(env->context, N, in_b);
   cl_mem out1 = qrq_buffer_filled(env->queue, env->context, N, -1),
          out2 = qrq_buffer_filled(env->queue, env->context, N, -1);
   cl_kernel k = qrq_kernel(program, "scale");
-  qrq_arg_mem(k, 0, a);
-  qrq_arg_mem(k, 1, out1);
-  qrq_arg_int(k, 2, 2);
-  qrq_arg_int(k, 3, 1);
+  kiln_test_scale_args(k, a, out1, 2, 1);
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
   const size_t n = N;
-  assert_cl_success(clEnqueueNDRangeKernel(rq, k, 1, NULL, &n, NULL, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, k, 1, &n, NULL);
   qrq_replay(env->queue, r);
-  expect_scaled(env->queue, out1, in_a, N, 2, 1, "as recorded");
+  kiln_test_expect_scaled(env->queue, out1, in_a, N, 2, 1, "as recorded");
 
   for (int svm_entry = 0; svm_entry < 2; svm_entry++) {
     qrq_fill(env->queue, out1, N, -1);
@@ -404,14 +358,14 @@ static void test_update_buffer_and_scalar_args(void **state) {
                                 qrq_arg(0, 2, sizeof mul, &mul), qrq_arg(0, 3, sizeof add, &add)};
     struct updates u = {.num_args = 4, .args = args};
     replay_with(svm_entry, env->queue, r, &u);
-    expect_scaled(env->queue, out2, in_b, N, mul, add, "updated buffers and scalars");
+    kiln_test_expect_scaled(env->queue, out2, in_b, N, mul, add, "updated buffers and scalars");
     qrq_expect_all(env->queue, out1, N, -1, "the recorded output, no longer an argument");
     /* Only the input back to a: the rest stays as updated. */
     cl_array_arg_qcom back = qrq_arg(0, 0, sizeof a, &a);
     u.num_args = 1;
     u.args = &back;
     replay_with(svm_entry, env->queue, r, &u);
-    expect_scaled(env->queue, out2, in_a, N, mul, add, "input restored, other updates kept");
+    kiln_test_expect_scaled(env->queue, out2, in_a, N, mul, add, "input restored, other updates kept");
     /* And out1 for the next round. */
     cl_array_arg_qcom out_back = qrq_arg(0, 1, sizeof out1, &out1);
     assert_cl_success(qrq_replay_args(env->queue, r, 1, &out_back));
@@ -432,25 +386,21 @@ static void test_update_local_memory_arg(void **state) {
   enum { N = 1024 };
   cl_int host[N];
   qrq_random_ints(6, host, N, 1000);
-  cl_mem in = buffer_with(env->context, N, host), out = qrq_buffer_filled(env->queue, env->context, N, -1);
+  cl_mem in = qrq_buffer_with(env->context, N, host), out = qrq_buffer_filled(env->queue, env->context, N, -1);
   cl_kernel k = qrq_kernel(program, "group_sum");
-  qrq_arg_mem(k, 0, in);
-  qrq_arg_mem(k, 1, out);
-  assert_cl_success(clSetKernelArg(k, 2, 16 * sizeof(cl_int), NULL));
+  kiln_test_group_sum_args(k, in, out, 16);
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
   const size_t n = N, l16 = 16;
-  assert_cl_success(clEnqueueNDRangeKernel(rq, k, 1, NULL, &n, &l16, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, k, 1, &n, &l16);
   qrq_replay(env->queue, r);
-  expect_group_sums(env->queue, out, host, N, 16, "groups of 16");
+  kiln_test_expect_group_sums(env->queue, out, host, N, 16, "groups of 16");
 
   const size_t l128[1] = {128};
   cl_array_arg_qcom scratch = qrq_arg(0, 2, 128 * sizeof(cl_int), NULL);
   cl_workgroup_qcom local = {0, l128};
   struct updates u = {.num_args = 1, .args = &scratch, .num_local = 1, .local = &local};
   replay_with(false, env->queue, r, &u);
-  expect_group_sums(env->queue, out, host, N, 128, "groups of 128");
+  kiln_test_expect_group_sums(env->queue, out, host, N, 128, "groups of 128");
 
   /* More local memory than the device has: the plain launch's error, nothing applied. */
   cl_ulong local_mem = 0;
@@ -465,14 +415,14 @@ static void test_update_local_memory_arg(void **state) {
   assert_null(ev);
   qrq_fill(env->queue, out, N, -1);
   qrq_replay(env->queue, r);
-  expect_group_sums(env->queue, out, host, N, 128, "after the refused update");
+  kiln_test_expect_group_sums(env->queue, out, host, N, 128, "after the refused update");
 
   /* Back to groups of 32, with a scratch of exactly 32 ints. */
   const size_t l32[1] = {32};
   scratch.arg_size = 32 * sizeof(cl_int);
   local.workgroup_size = l32;
   replay_with(true, env->queue, r, &u);
-  expect_group_sums(env->queue, out, host, N, 32, "groups of 32");
+  kiln_test_expect_group_sums(env->queue, out, host, N, 32, "groups of 32");
   assert_cl_success(qrq.clReleaseRecordingQCOM(r));
   assert_cl_success(clReleaseCommandQueue(rq));
   assert_cl_success(clReleaseKernel(k));
@@ -595,9 +545,7 @@ static void test_update_global_sizes(void **state) {
   assert_cl_success(clEnqueueNDRangeKernel(env->queue, k, 2, NULL, NULL, NULL, 0, NULL, NULL));
   assert_cl_success(clFinish(env->queue));
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
-  assert_cl_success(clEnqueueNDRangeKernel(rq, k, 2, NULL, NULL, NULL, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, k, 2, NULL, NULL);
   qrq_replay(env->queue, r);
   qrq_expect_all(env->queue, m.grid, GRID, -1, "a recorded launch without work");
   const size_t g[2] = {5, 3};
@@ -620,10 +568,8 @@ static void test_update_local_sizes(void **state) {
   struct marked m = marked_new(env);
   cl_kernel k = mark_kernel(program, &m, 3);
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
   const size_t global[2] = {16, 8}, local[2] = {4, 2};
-  assert_cl_success(clEnqueueNDRangeKernel(rq, k, 2, NULL, global, local, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, k, 2, global, local);
   qrq_replay(env->queue, r);
   expect_marked(env, &m, 2, NULL, global, local, 3, "as recorded");
 
@@ -696,9 +642,7 @@ static void test_update_local_sizes(void **state) {
   assert_true(non_uniform);
   k = mark_kernel(program_cl3, &m, 4);
   rq = qrq_recordable_queue(env);
-  r = qrq_new(rq);
-  assert_cl_success(clEnqueueNDRangeKernel(rq, k, 2, NULL, global, local, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  r = qrq_record(rq, k, 2, global, local);
   new_local.workgroup_size = l32;
   u.local = &new_local;
   marked_reset(env, &m);
@@ -711,10 +655,8 @@ static void test_update_local_sizes(void **state) {
   qrq_arg_mem(fixed, 0, out);
   qrq_arg_int(fixed, 1, 100);
   cl_command_queue frq = qrq_recordable_queue(env);
-  cl_recording_qcom fr = qrq_new(frq);
   const size_t sixteen = 16, four = 4, two = 2;
-  assert_cl_success(clEnqueueNDRangeKernel(frq, fixed, 1, NULL, &sixteen, NULL, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(fr));
+  cl_recording_qcom fr = qrq_record(frq, fixed, 1, &sixteen, NULL);
   cl_workgroup_qcom fixed_two = {0, &two}, fixed_four = {0, &four}, fixed_null = {0, NULL};
   struct updates to_two = {.num_local = 1, .local = &fixed_two};
   assert_int_equal(CL_INVALID_WORK_GROUP_SIZE, enqueue(false, env->queue, fr, &to_two, 0, NULL, NULL));
@@ -741,10 +683,8 @@ static void test_update_all_kinds_at_once(void **state) {
   struct marked m = marked_new(env), other = marked_new(env);
   cl_kernel k = mark_kernel(program, &m, 1);
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
   const size_t global[3] = {4, 4, 2}, local[3] = {2, 2, 1};
-  assert_cl_success(clEnqueueNDRangeKernel(rq, k, 3, NULL, global, local, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, k, 3, global, local);
   for (int svm_entry = 0; svm_entry < 2; svm_entry++) {
     marked_reset(env, &m);
     marked_reset(env, &other);
@@ -880,10 +820,8 @@ static void test_pending_executions_unaffected(void **state) {
   qrq_arg_mem(put, 0, x);
   qrq_arg_int(put, 1, 1);
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
   const size_t n = N;
-  assert_cl_success(clEnqueueNDRangeKernel(rq, put, 1, NULL, &n, NULL, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, put, 1, &n, NULL);
 
   cl_command_queue other = qrq_queue(env->context, env->device, 0);
   cl_event gate = qrq_user_event(env->context), gated = NULL, free_running = NULL;
@@ -936,18 +874,13 @@ struct error_fixture {
 
 static void error_fixture_new(struct kiln_test_env *env, struct error_fixture *f) {
   qrq_random_ints(8, f->host, ERR_N, 500);
-  f->in = buffer_with(env->context, ERR_N, f->host);
+  f->in = qrq_buffer_with(env->context, ERR_N, f->host);
   f->out = qrq_buffer_filled(env->queue, env->context, ERR_N, -1);
   f->sums = qrq_buffer_filled(env->queue, env->context, ERR_N / 16, -1);
   f->scale = qrq_kernel(program, "scale");
-  qrq_arg_mem(f->scale, 0, f->in);
-  qrq_arg_mem(f->scale, 1, f->out);
-  qrq_arg_int(f->scale, 2, 2);
-  qrq_arg_int(f->scale, 3, 1);
+  kiln_test_scale_args(f->scale, f->in, f->out, 2, 1);
   f->sum = qrq_kernel(program, "group_sum");
-  qrq_arg_mem(f->sum, 0, f->in);
-  qrq_arg_mem(f->sum, 1, f->sums);
-  assert_cl_success(clSetKernelArg(f->sum, 2, 16 * sizeof(cl_int), NULL));
+  kiln_test_group_sum_args(f->sum, f->in, f->sums, 16);
   f->rq = qrq_recordable_queue(env);
   f->r = qrq_new(f->rq);
   const size_t n = ERR_N, l = 16;
@@ -962,8 +895,8 @@ static void error_fixture_expect_unchanged(struct kiln_test_env *env, struct err
   qrq_expect_all(env->queue, f->out, ERR_N, -1, what);
   qrq_expect_all(env->queue, f->sums, ERR_N / 16, -1, what);
   qrq_replay(env->queue, f->r);
-  expect_scaled(env->queue, f->out, f->host, ERR_N, 2, 1, what);
-  expect_group_sums(env->queue, f->sums, f->host, ERR_N, 16, what);
+  kiln_test_expect_scaled(env->queue, f->out, f->host, ERR_N, 2, 1, what);
+  kiln_test_expect_group_sums(env->queue, f->sums, f->host, ERR_N, 16, what);
   qrq_fill(env->queue, f->out, ERR_N, -1);
   qrq_fill(env->queue, f->sums, ERR_N / 16, -1);
 }
@@ -1032,8 +965,7 @@ static void test_enqueue_handle_errors(void **state) {
   expect_refused(env, ooo_prof, f.r, &none, 0, NULL, CL_INVALID_QUEUE_PROPERTIES, "out-of-order profiling queue");
 
   /* CL_INVALID_CONTEXT: a queue of another context. */
-  cl_context other_context = clCreateContext(NULL, 1, &env->device, NULL, NULL, NULL);
-  assert_non_null(other_context);
+  cl_context other_context = kiln_test_context(env->device);
   cl_command_queue foreign = qrq_queue(other_context, env->device, 0);
   expect_refused(env, foreign, f.r, &none, 0, NULL, CL_INVALID_CONTEXT, "queue of another context");
 
@@ -1063,9 +995,7 @@ static void test_enqueue_wait_list_errors(void **state) {
   struct error_fixture f;
   error_fixture_new(env, &f);
   struct updates none = {0};
-  cl_event done;
-  assert_cl_success(clEnqueueMarkerWithWaitList(env->queue, 0, NULL, &done));
-  assert_cl_success(clWaitForEvents(1, &done));
+  cl_event done = kiln_test_done_marker(env->queue);
   expect_refused(env, env->queue, f.r, &none, 1, NULL, CL_INVALID_EVENT_WAIT_LIST, "count without a list");
   expect_refused(env, env->queue, f.r, &none, 0, &done, CL_INVALID_EVENT_WAIT_LIST, "list without a count");
   struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(done);
@@ -1076,8 +1006,7 @@ static void test_enqueue_wait_list_errors(void **state) {
   cl_event with_queue[1] = {(cl_event)env->queue};
   expect_refused(env, env->queue, f.r, &none, 1, with_queue, CL_INVALID_EVENT_WAIT_LIST, "a queue as event");
   /* An event of another context: clEnqueueNDRangeKernel's CL_INVALID_CONTEXT. */
-  cl_context other_context = clCreateContext(NULL, 1, &env->device, NULL, NULL, NULL);
-  assert_non_null(other_context);
+  cl_context other_context = kiln_test_context(env->device);
   cl_event foreign = qrq_user_event(other_context);
   const size_t one = 1;
   assert_int_equal(CL_INVALID_CONTEXT,
@@ -1088,9 +1017,7 @@ static void test_enqueue_wait_list_errors(void **state) {
   cl_array_arg_qcom mul5 = qrq_arg(0, 2, sizeof five, &five);
   struct updates u = {.num_args = 1, .args = &mul5};
   expect_refused(env, env->queue, f.r, &u, 2, with_fake, CL_INVALID_EVENT_WAIT_LIST, "a foreign event, with updates");
-  cl_event released;
-  assert_cl_success(clEnqueueMarkerWithWaitList(env->queue, 0, NULL, &released));
-  assert_cl_success(clWaitForEvents(1, &released));
+  cl_event released = kiln_test_done_marker(env->queue);
   assert_cl_success(clReleaseEvent(released));
   expect_refused(env, env->queue, f.r, &u, 1, &released, CL_INVALID_EVENT_WAIT_LIST, "a released event");
   error_fixture_expect_unchanged(env, &f, "after the wait-list errors");
@@ -1157,8 +1084,7 @@ static void test_enqueue_update_errors(void **state) {
   /* Argument values: clSetKernelArg's codes. */
   struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(f.in);
   cl_mem fake_mem = (cl_mem)&fake, queue_as_mem = (cl_mem)env->queue;
-  cl_context other_context = clCreateContext(NULL, 1, &env->device, NULL, NULL, NULL);
-  assert_non_null(other_context);
+  cl_context other_context = kiln_test_context(env->device);
   cl_mem foreign_mem = qrq_buffer(other_context, ERR_N * sizeof(cl_int));
   short small = 1;
   cl_long wide = 1;
@@ -1248,13 +1174,13 @@ static void test_enqueue_update_errors(void **state) {
   cl_array_arg_qcom other_args[] = {qrq_arg(0, 3, sizeof three, &three), qrq_arg(1, 2, 16 * sizeof(cl_int), NULL)};
   struct updates other_updates = {.num_args = 2, .args = other_args};
   replay_with(false, env->queue, f.r, &other_updates);
-  expect_scaled(env->queue, f.out, f.host, ERR_N, 2, 3, "a later update of another argument");
-  expect_group_sums(env->queue, f.sums, f.host, ERR_N, 16, "a later update of the local argument");
+  kiln_test_expect_scaled(env->queue, f.out, f.host, ERR_N, 2, 3, "a later update of another argument");
+  kiln_test_expect_group_sums(env->queue, f.sums, f.host, ERR_N, 16, "a later update of the local argument");
   qrq_expect_all(env->queue, decoy, ERR_N / 16, -1, "the buffer of a refused update");
   /* The multiplier update alone is fine (the fixture is not broken). */
   struct updates good = {.num_args = 1, .args = &mul5};
   replay_with(true, env->queue, f.r, &good);
-  expect_scaled(env->queue, f.out, f.host, ERR_N, 5, 3, "the valid update alone");
+  kiln_test_expect_scaled(env->queue, f.out, f.host, ERR_N, 5, 3, "the valid update alone");
   assert_cl_success(clReleaseMemObject(decoy));
   assert_cl_success(clReleaseMemObject(foreign_mem));
   assert_cl_success(clReleaseContext(other_context));
@@ -1281,10 +1207,8 @@ static void test_event(void **state) {
   qrq_arg_mem(put, 0, out);
   qrq_arg_int(put, 1, 6);
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
   const size_t n = N;
-  assert_cl_success(clEnqueueNDRangeKernel(rq, put, 1, NULL, &n, NULL, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, put, 1, &n, NULL);
 
   cl_event gate = qrq_user_event(env->context), ran = NULL;
   int callbacks[3] = {0, 0, 0};
@@ -1293,18 +1217,7 @@ static void test_event(void **state) {
   assert_cl_success(clSetEventCallback(ran, CL_SUBMITTED, count_callback, callbacks));
   assert_cl_success(clSetEventCallback(ran, CL_RUNNING, count_callback, callbacks));
   assert_cl_success(clSetEventCallback(ran, CL_COMPLETE, count_callback, callbacks));
-  cl_command_type type = 0;
-  cl_command_queue queue = NULL;
-  cl_context context = NULL;
-  cl_uint refs = 0;
-  assert_cl_success(clGetEventInfo(ran, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL));
-  assert_int_equal(CL_COMMAND_NDRANGE_KERNEL, type);
-  assert_cl_success(clGetEventInfo(ran, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, NULL));
-  assert_ptr_equal(env->queue, queue);
-  assert_cl_success(clGetEventInfo(ran, CL_EVENT_CONTEXT, sizeof context, &context, NULL));
-  assert_ptr_equal(env->context, context);
-  assert_cl_success(clGetEventInfo(ran, CL_EVENT_REFERENCE_COUNT, sizeof refs, &refs, NULL));
-  assert_int_equal(1, refs);
+  kiln_test_expect_event_info(ran, CL_COMMAND_NDRANGE_KERNEL, env->queue, env->context);
   /* Another queue's read waits for the execution. */
   cl_command_queue other = qrq_queue(env->context, env->device, 0);
   cl_int got[N];
@@ -1386,19 +1299,8 @@ static void test_profiling(void **state) {
     struct updates none = {0};
     assert_cl_success(enqueue(svm_entry, profiling, r, &none, 0, NULL, &ev));
     assert_cl_success(clWaitForEvents(1, &ev));
-    const cl_profiling_info names[] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
-                                       CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END,
-                                       CL_PROFILING_COMMAND_COMPLETE};
     cl_ulong t[5];
-    for (int i = 0; i < 5; i++) {
-      size_t size = 0;
-      assert_cl_success(clGetEventProfilingInfo(ev, names[i], sizeof t[i], &t[i], &size));
-      assert_int_equal(sizeof(cl_ulong), size);
-      if (i > 0 && t[i] < t[i - 1])
-        fail_msg("profiling value %d (%llu) before value %d (%llu)", i, (unsigned long long)t[i], i - 1,
-                 (unsigned long long)t[i - 1]);
-    }
-    assert_true(t[0] > 0);
+    kiln_test_profiling_times(ev, t, svm_entry ? "clEnqueueRecordingSVMQCOM" : "clEnqueueRecordingQCOM");
     assert_true(t[3] > t[2]); /* four launches of 65536 items take some time */
     assert_cl_success(clReleaseEvent(ev));
   }
@@ -1421,15 +1323,10 @@ static void test_in_order_with_ordinary_commands(void **state) {
   cl_mem in = qrq_buffer_filled(env->queue, env->context, N, 0),
          out = qrq_buffer_filled(env->queue, env->context, N, 0);
   cl_kernel scale = qrq_kernel(program, "scale");
-  qrq_arg_mem(scale, 0, in);
-  qrq_arg_mem(scale, 1, out);
-  qrq_arg_int(scale, 2, 3);
-  qrq_arg_int(scale, 3, 0);
+  kiln_test_scale_args(scale, in, out, 3, 0);
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
   const size_t n = N;
-  assert_cl_success(clEnqueueNDRangeKernel(rq, scale, 1, NULL, &n, NULL, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, scale, 1, &n, NULL);
 
   cl_command_queue q = qrq_queue(env->context, env->device, 0);
   cl_event gate = qrq_user_event(env->context), last;
@@ -1472,19 +1369,14 @@ static void test_release_while_pending(void **state) {
   static cl_int host[N];
   qrq_random_ints(31, host, N, 100000);
   cl_program own = qrq_program(env->context, env->device, source, NULL);
-  cl_mem in = buffer_with(env->context, N, host);
+  cl_mem in = qrq_buffer_with(env->context, N, host);
   cl_mem out = qrq_buffer_filled(env->queue, env->context, N, -1),
          out2 = qrq_buffer_filled(env->queue, env->context, N, -1);
   cl_kernel scale = qrq_kernel(own, "scale");
-  qrq_arg_mem(scale, 0, in);
-  qrq_arg_mem(scale, 1, out);
-  qrq_arg_int(scale, 2, -2);
-  qrq_arg_int(scale, 3, 5);
+  kiln_test_scale_args(scale, in, out, -2, 5);
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
   const size_t n = N;
-  assert_cl_success(clEnqueueNDRangeKernel(rq, scale, 1, NULL, &n, NULL, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, scale, 1, &n, NULL);
   /* The application's kernel and program go first: updates still work. */
   assert_cl_success(clReleaseKernel(scale));
   assert_cl_success(clReleaseProgram(own));
@@ -1492,7 +1384,7 @@ static void test_release_while_pending(void **state) {
   cl_array_arg_qcom add8 = qrq_arg(0, 3, sizeof eight, &eight);
   struct updates u = {.num_args = 1, .args = &add8};
   replay_with(false, env->queue, r, &u);
-  expect_scaled(env->queue, out, host, N, -2, 8, "updated after the kernel and program were released");
+  kiln_test_expect_scaled(env->queue, out, host, N, -2, 8, "updated after the kernel and program were released");
   qrq_fill(env->queue, out, N, -1);
   cl_event gate = qrq_user_event(env->context), first = NULL, second = NULL;
   assert_cl_success(qrq.clEnqueueRecordingQCOM(env->queue, r, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 1, &gate, &first));
@@ -1509,8 +1401,8 @@ static void test_release_while_pending(void **state) {
   assert_cl_success(clWaitForEvents(1, &second));
   assert_int_equal(CL_COMPLETE, qrq_event_status(first));
   assert_int_equal(CL_COMPLETE, qrq_event_status(second));
-  expect_scaled(env->queue, out, host, N, -2, 8, "pending execution of a released recording");
-  expect_scaled(env->queue, out2, host, N, -2, 7, "pending updated execution of a released recording");
+  kiln_test_expect_scaled(env->queue, out, host, N, -2, 8, "pending execution of a released recording");
+  kiln_test_expect_scaled(env->queue, out2, host, N, -2, 7, "pending updated execution of a released recording");
   assert_cl_success(clReleaseEvent(first));
   assert_cl_success(clReleaseEvent(second));
   assert_cl_success(clReleaseEvent(gate));
@@ -1526,17 +1418,15 @@ static void test_many_work_groups(void **state) {
   cl_int *host = malloc(N * sizeof *host), *host2 = malloc(N * sizeof *host2), *got = malloc(N * sizeof *got);
   qrq_random_ints(41, host, N, 1 << 20);
   qrq_random_ints(42, host2, N, 1 << 20);
-  cl_mem in = buffer_with(env->context, N, host), in2 = buffer_with(env->context, N, host2);
+  cl_mem in = qrq_buffer_with(env->context, N, host), in2 = qrq_buffer_with(env->context, N, host2);
   cl_mem out = qrq_buffer_filled(env->queue, env->context, N, -1);
   cl_kernel big = qrq_kernel(program, "big");
   qrq_arg_mem(big, 0, in);
   qrq_arg_mem(big, 1, out);
   qrq_arg_int(big, 2, 0);
   cl_command_queue rq = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(rq);
   const size_t n = N, l = 64;
-  assert_cl_success(clEnqueueNDRangeKernel(rq, big, 1, NULL, &n, &l, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
+  cl_recording_qcom r = qrq_record(rq, big, 1, &n, &l);
   cl_command_queue other = qrq_queue(env->context, env->device, CL_QUEUE_PROFILING_ENABLE);
   cl_command_queue queues[2] = {env->queue, other};
   for (int q = 0; q < 2; q++) {

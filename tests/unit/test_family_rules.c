@@ -104,6 +104,11 @@ static caps_t event_combo(unsigned combo) {
   return caps;
 }
 
+/* The capability sets the event tests try: set_at(0) is the default, then each event
+ * combination with each of `others`. */
+#define SETS (1 + 16 * (sizeof others / sizeof others[0]))
+static caps_t set_at(size_t i) { return i == 0 ? 0 : others[(i - 1) / 16] | event_combo((unsigned)(i - 1) % 16); }
+
 /* ---- the capability table ---- */
 
 static void test_default_capabilities_allow_every_command(void **state) {
@@ -165,22 +170,27 @@ static void test_commands_outside_the_table_need_default_capabilities(void **sta
 
 /* ---- events ---- */
 
+/* A rule over one capability set, over every set tried but the default: CL_SUCCESS when
+ * the set has one of the bits `allowing`, else `refused`. */
+static void expect_rule_on_every_set(cl_int (*rule)(caps_t), caps_t allowing, cl_int refused, const char *what) {
+  for (size_t i = 1; i < SETS; i++) {
+    caps_t caps = set_at(i);
+    if (caps == CL_QUEUE_DEFAULT_CAPABILITIES_INTEL)
+      continue;
+    cl_int want = (caps & allowing) ? CL_SUCCESS : refused;
+    cl_int got = rule(caps);
+    if (got != want)
+      fail_msg("%s with capabilities 0x%llx: %d, expected %d", what, (unsigned long long)caps, got, want);
+  }
+}
+
 /* A non-empty wait list needs the default capabilities or
  * CL_QUEUE_CAPABILITY_SINGLE_QUEUE_EVENT_WAIT_LIST_INTEL (cross-queue waiting alone is
  * not enough: the spec names the single-queue bit). */
 static void test_wait_list_rule(void **state) {
   (void)state;
   assert_int_equal(CL_SUCCESS, kiln_family_check_wait_list(CL_QUEUE_DEFAULT_CAPABILITIES_INTEL));
-  for (size_t o = 0; o < sizeof others / sizeof others[0]; o++)
-    for (unsigned combo = 0; combo < 16; combo++) {
-      caps_t caps = others[o] | event_combo(combo);
-      if (caps == CL_QUEUE_DEFAULT_CAPABILITIES_INTEL)
-        continue;
-      cl_int want = (caps & WAIT_SINGLE) ? CL_SUCCESS : CL_INVALID_EVENT_WAIT_LIST;
-      cl_int got = kiln_family_check_wait_list(caps);
-      if (got != want)
-        fail_msg("wait list with capabilities 0x%llx: %d, expected %d", (unsigned long long)caps, got, want);
-    }
+  expect_rule_on_every_set(kiln_family_check_wait_list, WAIT_SINGLE, CL_INVALID_EVENT_WAIT_LIST, "wait list");
   assert_int_equal(CL_INVALID_EVENT_WAIT_LIST, kiln_family_check_wait_list(WAIT_CROSS));
   assert_int_equal(CL_INVALID_EVENT_WAIT_LIST, kiln_family_check_wait_list(TRANSFERS));
 }
@@ -190,25 +200,12 @@ static void test_wait_list_rule(void **state) {
 static void test_event_request_rule(void **state) {
   (void)state;
   assert_int_equal(CL_SUCCESS, kiln_family_check_event_request(CL_QUEUE_DEFAULT_CAPABILITIES_INTEL));
-  for (size_t o = 0; o < sizeof others / sizeof others[0]; o++)
-    for (unsigned combo = 0; combo < 16; combo++) {
-      caps_t caps = others[o] | event_combo(combo);
-      if (caps == CL_QUEUE_DEFAULT_CAPABILITIES_INTEL)
-        continue;
-      cl_int want = (caps & (CREATE_SINGLE | CREATE_CROSS)) ? CL_SUCCESS : CL_INVALID_EVENT;
-      cl_int got = kiln_family_check_event_request(caps);
-      if (got != want)
-        fail_msg("event request with capabilities 0x%llx: %d, expected %d", (unsigned long long)caps, got, want);
-    }
+  expect_rule_on_every_set(kiln_family_check_event_request, CREATE_SINGLE | CREATE_CROSS, CL_INVALID_EVENT,
+                           "event request");
   assert_int_equal(CL_SUCCESS, kiln_family_check_event_request(CREATE_SINGLE));
   assert_int_equal(CL_SUCCESS, kiln_family_check_event_request(CREATE_CROSS));
   assert_int_equal(CL_INVALID_EVENT, kiln_family_check_event_request(WAIT_SINGLE | WAIT_CROSS | TRANSFERS));
 }
-
-/* The set of every capability set the event tests try: the default, and each event
- * combination with each of `others`. */
-#define SETS (1 + 16 * (sizeof others / sizeof others[0]))
-static caps_t set_at(size_t i) { return i == 0 ? 0 : others[(i - 1) / 16] | event_combo((unsigned)(i - 1) % 16); }
 
 /* An event of the waiting queue itself: never refused by the per-event rule (the
  * non-empty-list rule above is what needs the single-queue bit). */
