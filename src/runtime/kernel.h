@@ -66,9 +66,9 @@ struct kiln_ndrange_launch;
 const struct kiln_ndrange_launch *kiln_ndrange_command_launch(struct kiln_command *command);
 
 /* Writes the KILN_TRACE=sched line of one executed NDRange: its kernel, work-groups, batch
- * size, batches, how many threads ran batches and the compute-unit limit it ran under. */
+ * sizes, `batches`, how many threads ran batches and the compute-unit limit it ran under. */
 struct kiln_worker_limit;
-void kiln_ndrange_trace(const struct kiln_ndrange_launch *launch, unsigned threads,
+void kiln_ndrange_trace(const struct kiln_ndrange_launch *launch, size_t batches, unsigned threads,
                         const struct kiln_worker_limit *limit);
 
 /* CL_KERNEL_WORK_GROUP_SIZE and the device limits NDRange checks use. */

@@ -12,10 +12,12 @@
 #include "runtime/trace.h"
 
 #include "device/cpu/ndrange_executor.h"
+#include "device/cpu/worker_pool.h"
 
 #include <CL/cl_ext.h>
 #include <stdalign.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The command's payload: the launch, then (when it fits) the argument block inline. */
@@ -33,6 +35,27 @@ _Static_assert(INLINE_ARGS_BYTES >= sizeof(struct kiln_printf_buffer) &&
 static cl_int run_batch(struct kiln_command *command, size_t batch, unsigned worker_id) {
   const struct kiln_ndrange_launch *launch = kiln_command_payload(command);
   return kiln_ndrange_run_batch(launch, batch, worker_id) ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
+}
+
+/* The launch's batch plan (device/cpu/batch_plan.h), with cl_arm_scheduling_controls'
+ * hints (validated by src/ext/arm_sched/) as set now. The threads that may run it are the
+ * workers, or fewer under the queue's compute-unit limit. */
+static size_t plan_batches(struct kiln_ndrange_launch *launch, cl_kernel kernel, cl_command_queue queue) {
+  const struct kiln_ndrange *range = &launch->range;
+  struct kiln_plan_request request = {
+      .groups = range->num_groups[0] * range->num_groups[1] * range->num_groups[2],
+      .items = range->global_size[0] * range->global_size[1] * range->global_size[2],
+      .group_items = range->local_size[0] * range->local_size[1] * range->local_size[2],
+      .threads = kiln_worker_pool_size(),
+      .long_items = kernel->desc->has_loops,
+  };
+  const struct kiln_worker_limit *limit = kiln_queue_worker_limit(queue);
+  if (limit && limit->max < request.threads) request.threads = limit->max;
+  uint64_t modifier = 0;
+  kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, &request.batch_size);
+  if (kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM, &modifier))
+    request.modifier = (int64_t)modifier;
+  return (size_t)kiln_batch_plan_make(&launch->plan, &request);
 }
 
 static size_t largest_divisor_at_most(size_t n, size_t limit) {
@@ -200,13 +223,7 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
     range->num_groups[d] = (range->global_size[d] + range->local_size[d] - 1) / range->local_size[d];
   }
   launch->kernel_name = kernel->desc->name;
-  /* cl_arm_scheduling_controls' hints (validated by src/ext/arm_sched/), as set now. */
-  struct kiln_batch_hint hint = {0, 0};
-  uint64_t modifier = 0;
-  kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, &hint.groups);
-  if (kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM, &modifier))
-    hint.modifier = (int64_t)modifier;
-  size_t batches = kiln_ndrange_plan(launch, &hint);
+  size_t batches = plan_batches(launch, kernel, sink->queue);
   if (uses_printf) kiln_printf_buffer_init(launch->printf_buffer, KILN_PRINTF_BUFFER_SIZE, batches);
   kiln_command_set_batches(command, batches, run_batch);
   return kiln_command_sink_take(sink, command, CL_FALSE);
@@ -217,13 +234,17 @@ const struct kiln_ndrange_launch *kiln_ndrange_command_launch(struct kiln_comman
   return kiln_command_batch_function(command, &batches) == run_batch ? kiln_command_payload(command) : NULL;
 }
 
-void kiln_ndrange_trace(const struct kiln_ndrange_launch *launch, unsigned threads,
+void kiln_ndrange_trace(const struct kiln_ndrange_launch *launch, size_t batches, unsigned threads,
                         const struct kiln_worker_limit *limit) {
-  kiln_trace(KILN_TRACE_SCHED, "ndrange kernel=%s groups=%llu batch_size=%llu batches=%llu workers=%u cu_limit=%u",
-             launch->kernel_name, (unsigned long long)launch->total_groups,
-             (unsigned long long)launch->groups_per_batch,
-             (unsigned long long)((launch->total_groups + launch->groups_per_batch - 1) / launch->groups_per_batch),
-             threads, limit ? limit->max : 0u);
+  uint64_t largest, smallest;
+  kiln_batch_plan_sizes(&launch->plan, &largest, &smallest);
+  /* One size, or the first batch's and the last round's: "batch_size=8..1". */
+  char sizes[48];
+  if (largest == smallest) snprintf(sizes, sizeof sizes, "%llu", (unsigned long long)largest);
+  else snprintf(sizes, sizeof sizes, "%llu..%llu", (unsigned long long)largest, (unsigned long long)smallest);
+  kiln_trace(KILN_TRACE_SCHED, "ndrange kernel=%s groups=%llu batch_size=%s batches=%zu workers=%u cu_limit=%u",
+             launch->kernel_name, (unsigned long long)launch->plan.groups, sizes, batches, threads,
+             limit ? limit->max : 0u);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel,

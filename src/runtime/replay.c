@@ -105,7 +105,7 @@ cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsig
                                            : run_shared(&execution, worker_id, queue, &threads);
     if (status < 0) return status;
     if (step->launch && kiln_trace_enabled(KILN_TRACE_SCHED))
-      kiln_ndrange_trace(step->launch, threads, kiln_queue_worker_limit(queue));
+      kiln_ndrange_trace(step->launch, step->batch_count, threads, kiln_queue_worker_limit(queue));
   }
   return CL_SUCCESS;
 }

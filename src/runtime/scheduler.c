@@ -64,7 +64,7 @@ static void batch_job_done(struct kiln_job *job) {
   /* Before completion, so that a thread woken by it finds the line written. */
   const struct kiln_ndrange_launch *launch;
   if (kiln_trace_enabled(KILN_TRACE_SCHED) && (launch = kiln_ndrange_command_launch(KILN_EVENT_COMMAND(event))))
-    kiln_ndrange_trace(launch, atomic_load(&job->threads), job->limit);
+    kiln_ndrange_trace(launch, job->batch_count, atomic_load(&job->threads), job->limit);
   cl_int status = atomic_load(&event->batch_status);
   kiln_event_complete(event, status < 0 ? status : CL_COMPLETE, true);
 }

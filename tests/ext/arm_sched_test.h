@@ -1,11 +1,6 @@
-/* arm_sched_test.h: what the cl_arm_scheduling_controls suites share.
- *
- * The scheduling trace: ast_trace_enable (first thing in main(), before any OpenCL call:
- * Kiln reads KILN_TRACE and KILN_TRACE_FILE once) points KILN_TRACE=sched at a file of
- * this process; a test takes ast_trace_mark() before its work and, after clFinish, reads
- * the NDRange lines appended since with ast_trace_since (every line must have the
- * documented format and consistent numbers). Plus queues with scheduling properties,
- * the two batch hints and the batch-size arithmetic the extension defines. (Host memory
+/* arm_sched_test.h: what the cl_arm_scheduling_controls suites share: the scheduling
+ * trace (kiln_test_sched_trace.h), queues with scheduling properties, the two batch hints,
+ * the batch-size arithmetic the extension defines and Kiln's documented default plan. (Host memory
  * watched without calling OpenCL, what the kernel-batching and deferred-flush checks see,
  * is kiln_test_poll_ints.)
  *
@@ -16,97 +11,12 @@
 #include "kiln_test.h"
 #include "kiln_test_gates.h"
 #include "kiln_test_objects.h"
+#include "kiln_test_sched_trace.h"
 
 #include <CL/cl_ext.h>
 #include <CL/kiln_arm_scheduling_controls.h>
 
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* ---- the trace ---- */
-
-static char ast_trace_path[256];
-
-/* Sends the scheduling trace to an empty file of this process. Call before any OpenCL call. */
-static inline void ast_trace_enable(const char *suite) {
-  const char *dir = getenv("TMPDIR");
-  snprintf(ast_trace_path, sizeof ast_trace_path, "%s/kiln-%s-%ld.trace", dir && *dir ? dir : "/tmp", suite,
-           (long)getpid());
-  FILE *f = fopen(ast_trace_path, "w");
-  if (!f) {
-    fprintf(stderr, "cannot create %s\n", ast_trace_path);
-    exit(1);
-  }
-  fclose(f);
-  setenv("KILN_TRACE", "sched", 1);
-  setenv("KILN_TRACE_FILE", ast_trace_path, 1);
-}
-
-static inline void ast_trace_remove(void) { unlink(ast_trace_path); }
-
-/* The trace file's size: lines appended after this are the caller's. */
-static inline long ast_trace_mark(void) {
-  struct stat st;
-  if (stat(ast_trace_path, &st) != 0) fail_msg("trace file %s is gone", ast_trace_path);
-  return (long)st.st_size;
-}
-
-/* One "kiln-trace sched ndrange ..." line. */
-struct ast_line {
-  char kernel[64];
-  unsigned long long groups, batch_size, batches;
-  unsigned workers, cu_limit;
-};
-
-#define AST_MAX_LINES 256
-
-/* Reads the lines appended since `mark` whose kernel is `kernel` (every kernel when NULL)
- * into out[0 .. max-1] and returns how many there were. Fails on any line that is not in
- * the documented format or whose numbers do not add up: 1 <= batch_size <= groups,
- * batches = ceil(groups / batch_size), 1 <= workers <= batches, workers <= cu_limit when
- * there is a limit. */
-static inline size_t ast_trace_since(long mark, const char *kernel, struct ast_line *out, size_t max) {
-  FILE *f = fopen(ast_trace_path, "r");
-  if (!f) fail_msg("cannot read the trace file %s", ast_trace_path);
-  if (fseek(f, mark, SEEK_SET) != 0) fail_msg("cannot seek the trace file to %ld", mark);
-  char text[1024];
-  size_t count = 0;
-  while (fgets(text, sizeof text, f)) {
-    size_t length = strlen(text);
-    if (length == 0 || text[length - 1] != '\n') fail_msg("trace line without its newline: '%s'", text);
-    text[--length] = '\0';
-    struct ast_line line;
-    int end = -1;
-    int fields =
-        sscanf(text,
-               "kiln-trace sched ndrange kernel=%63s groups=%llu batch_size=%llu batches=%llu "
-               "workers=%u cu_limit=%u%n",
-               line.kernel, &line.groups, &line.batch_size, &line.batches, &line.workers, &line.cu_limit, &end);
-    if (fields != 6 || end != (int)length) fail_msg("trace line not in the documented format: '%s'", text);
-    if (line.batch_size < 1 || line.batch_size > line.groups ||
-        line.batches != (line.groups + line.batch_size - 1) / line.batch_size)
-      fail_msg("trace line with inconsistent batches: '%s'", text);
-    if (line.workers < 1 || line.workers > line.batches || (line.cu_limit && line.workers > line.cu_limit))
-      fail_msg("trace line with an impossible worker count: '%s'", text);
-    if (kernel && strcmp(kernel, line.kernel) != 0) continue;
-    if (count < max) out[count] = line;
-    count++;
-  }
-  fclose(f);
-  return count;
-}
-
-/* The one line of `kernel` since `mark` (fails unless there is exactly one). */
-static inline struct ast_line ast_trace_one(long mark, const char *kernel, const char *what) {
-  struct ast_line lines[4];
-  size_t n = ast_trace_since(mark, kernel, lines, 4);
-  if (n != 1) fail_msg("%s: %zu trace lines for kernel %s, expected 1", what, n, kernel);
-  return lines[0];
-}
 
 /* ---- queues, hints ---- */
 
@@ -148,13 +58,33 @@ static inline unsigned long long ast_expected_batch(unsigned long long fallback,
   return (unsigned long long)size > groups ? groups : (unsigned long long)size;
 }
 
-/* Kiln's documented default: ranges under 1024 work-items run as one batch, larger ones in
- * about four batches per compute unit. */
-static inline unsigned long long ast_documented_default(unsigned long long groups, unsigned long long items,
-                                                        cl_uint compute_units) {
-  if (items < 1024) return groups;
-  unsigned long long target = 4ull * compute_units;
-  return (groups + target - 1) / target;
+/* Kiln's documented default plan for a loop-free kernel: one batch below 1024 work-items
+ * or on one thread; else rounds of `threads` batches, the first of ceil(groups / (2 x
+ * threads)) work-groups, each round's half the last's, down to the smallest size,
+ * max(1, min(ceil(1024 / group items), groups / threads)), which the rest of the range
+ * uses. largest: the first batch's size; smallest: that of the round the range ends in. */
+struct ast_plan {
+  unsigned long long largest, smallest, batches;
+};
+
+static inline struct ast_plan ast_documented_default(unsigned long long groups, unsigned long long items,
+                                                     unsigned long long group_items, cl_uint threads) {
+  if (items < 1024 || threads <= 1) return (struct ast_plan){groups, groups, 1};
+  unsigned long long smallest = (1024 + group_items - 1) / group_items;
+  if (smallest > groups / threads) smallest = groups / threads;
+  if (smallest < 1) smallest = 1;
+  unsigned long long first = (groups + 2ull * threads - 1) / (2ull * threads);
+  if (first < smallest) first = smallest;
+  struct ast_plan plan = {first, first, 0};
+  unsigned long long left = groups, size = first;
+  for (unsigned round = 1; left > 0; round++) {
+    unsigned long long take = size > smallest && left > threads * size ? threads * size : left;
+    plan.batches += (take + size - 1) / size;
+    plan.smallest = size;
+    left -= take;
+    size = first >> round > smallest ? first >> round : smallest;
+  }
+  return plan;
 }
 
 #endif

@@ -1,6 +1,6 @@
 /* cl_arm_scheduling_controls 0.6.0, what the scheduler does, observed:
  * - the work-group batches, from the scheduling trace: the runtime's default (checked
- *   against the documented formula), the batch-size hint and the modifier arithmetic on
+ *   against the documented plan: first size, last round's size, batch count), the batch-size hint and the modifier arithmetic on
  *   1-, 2- and 3-D ranges, one-group and empty ranges; hints read at enqueue (a command
  *   gated by a user event keeps the values of its enqueue), at record time into command
  *   buffers and recordings, and a recording's exec-info update;
@@ -162,23 +162,24 @@ static void enqueue_geometry(cl_command_queue queue, cl_kernel kernel, const str
 }
 
 /* Runs vec over `g` on `queue`, checks every result, returns the trace line. */
-static struct ast_line run_vec(cl_command_queue queue, cl_kernel kernel, const struct geometry *g, const char *what) {
+static struct kiln_sched_line run_vec(cl_command_queue queue, cl_kernel kernel, const struct geometry *g, const char *what) {
   unsigned long long items = geometry_items(g);
   poison_outputs(queue, items);
-  long mark = ast_trace_mark();
+  long mark = kiln_sched_trace_mark();
   enqueue_geometry(queue, kernel, g, NULL);
   assert_cl_success(clFinish(queue));
-  struct ast_line line = ast_trace_one(mark, "vec", what);
+  struct kiln_sched_line line = kiln_sched_trace_one(mark, "vec", what);
   if (line.groups != geometry_groups(g))
     fail_msg("%s: trace groups=%llu, expected %llu", what, line.groups, geometry_groups(g));
   expect_vec_results(queue, items, what);
   return line;
 }
 
-/* The runtime's own batch size for `g`, from the trace of a kernel without hints. */
+/* The runtime's own first batch size for `g` (what the modifier is added to), from the
+ * trace of a kernel without hints. */
 static unsigned long long learned_default(cl_command_queue queue, const struct geometry *g) {
   cl_kernel kernel = vec_kernel();
-  struct ast_line line = run_vec(queue, kernel, g, "no hints");
+  struct kiln_sched_line line = run_vec(queue, kernel, g, "no hints");
   assert_cl_success(clReleaseKernel(kernel));
   return line.batch_size;
 }
@@ -193,16 +194,28 @@ static const struct geometry geometries[] = {
 
 /* ---- batches ---- */
 
+static unsigned long long geometry_group_items(const struct geometry *g) {
+  unsigned long long items = 1;
+  for (cl_uint d = 0; d < g->dims; d++) items *= g->local[d];
+  return items;
+}
+
+/* The first batch's size, the last round's and the batch count are the documented plan's. */
 static void test_default_batch_size(void **state) {
   struct kiln_test_env *env = *state;
+  cl_kernel kernel = vec_kernel();
   for (size_t i = 0; i < GEOMETRY_COUNT; i++) {
     const struct geometry *g = &geometries[i];
-    unsigned long long got = learned_default(env->queue, g);
-    unsigned long long want = ast_documented_default(geometry_groups(g), geometry_items(g), units);
-    if (got != want)
-      fail_msg("%s: default batch_size=%llu, documented %llu (%llu groups, %u compute units)", geometry_name(g), got,
-               want, geometry_groups(g), units);
+    struct kiln_sched_line got = run_vec(env->queue, kernel, g, "no hints");
+    struct ast_plan want =
+        ast_documented_default(geometry_groups(g), geometry_items(g), geometry_group_items(g), units);
+    if (got.batch_size != want.largest || got.batch_smallest != want.smallest || got.batches != want.batches)
+      fail_msg("%s: default batch_size=%llu..%llu in %llu batches, documented %llu..%llu in %llu (%llu groups, %u "
+               "compute units)",
+               geometry_name(g), got.batch_size, got.batch_smallest, got.batches, want.largest, want.smallest,
+               want.batches, geometry_groups(g), units);
   }
+  assert_cl_success(clReleaseKernel(kernel));
 }
 
 /* Every batch size and modifier of interest on ranges small and large, 1-, 2- and 3-D:
@@ -221,7 +234,7 @@ static void test_batch_hints(void **state) {
         ast_set_hints(kernel, sizes[s], modifiers[m]);
         char what[160];
         snprintf(what, sizeof what, "%s, batch size %u, modifier %d", geometry_name(g), sizes[s], modifiers[m]);
-        struct ast_line line = run_vec(env->queue, kernel, g, what);
+        struct kiln_sched_line line = run_vec(env->queue, kernel, g, what);
         unsigned long long want = ast_expected_batch(fallback, sizes[s], modifiers[m], groups);
         if (line.batch_size != want) fail_msg("%s: batch_size=%llu, expected %llu", what, line.batch_size, want);
       }
@@ -239,7 +252,7 @@ static void test_one_group(void **state) {
   for (size_t s = 0; s < 4; s++)
     for (size_t m = 0; m < 5; m++) {
       ast_set_hints(kernel, sizes[s], modifiers[m]);
-      struct ast_line line = run_vec(env->queue, kernel, &g, "one work-group");
+      struct kiln_sched_line line = run_vec(env->queue, kernel, &g, "one work-group");
       assert_int_equal(1, line.groups);
       assert_int_equal(1, line.batch_size);
       assert_int_equal(1, line.batches);
@@ -253,12 +266,12 @@ static void test_empty_ndrange(void **state) {
   struct kiln_test_env *env = *state;
   cl_kernel kernel = vec_kernel();
   const size_t zero[3] = {0, 0, 0}, some[3] = {8, 0, 4};
-  long mark = ast_trace_mark();
+  long mark = kiln_sched_trace_mark();
   assert_cl_success(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, zero, NULL, 0, NULL, NULL));
   ast_set_hints(kernel, 3, 2);
   assert_cl_success(clEnqueueNDRangeKernel(env->queue, kernel, 3, NULL, some, NULL, 0, NULL, NULL));
   assert_cl_success(clFinish(env->queue));
-  assert_int_equal(0, ast_trace_since(mark, NULL, NULL, 0));
+  assert_int_equal(0, kiln_sched_trace_since(mark, NULL, NULL, 0));
   /* The trace itself works: the same kernel on a real range writes its line. */
   const struct geometry g = {1, {64, 1, 1}, {4, 1, 1}};
   assert_int_equal(3 + 2, run_vec(env->queue, kernel, &g, "after the empty ranges").batch_size);
@@ -273,18 +286,18 @@ static void test_hints_read_at_enqueue(void **state) {
   cl_kernel kernel = vec_kernel();
   poison_outputs(env->queue, 4096);
   cl_event gate = kiln_test_gate_new(env->context);
-  long mark = ast_trace_mark();
+  long mark = kiln_sched_trace_mark();
   ast_set_hints(kernel, 3, 0);
   assert_cl_success(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, g.global, g.local, 1, &gate, NULL));
   ast_set_hints(kernel, 5, 1);
   assert_cl_success(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, g.global, g.local, 0, NULL, NULL));
   ast_set_hints(kernel, 40, -1);
-  assert_int_equal(0, ast_trace_since(mark, "vec", NULL, 0)); /* nothing ran yet */
+  assert_int_equal(0, kiln_sched_trace_since(mark, "vec", NULL, 0)); /* nothing ran yet */
   assert_cl_success(clSetUserEventStatus(gate, CL_COMPLETE));
   assert_cl_success(clReleaseEvent(gate));
   assert_cl_success(clFinish(env->queue));
-  struct ast_line lines[4];
-  assert_int_equal(2, ast_trace_since(mark, "vec", lines, 4));
+  struct kiln_sched_line lines[4];
+  assert_int_equal(2, kiln_sched_trace_since(mark, "vec", lines, 4));
   assert_int_equal(3, lines[0].batch_size);
   assert_int_equal(6, lines[1].batch_size);
   expect_vec_results(env->queue, 4096, "gated commands");
@@ -314,15 +327,15 @@ static void test_hints_recorded_in_command_buffer(void **state) {
   ast_set_hints(kernel, 9, 0);
   for (int round = 0; round < 2; round++) {
     poison_outputs(env->queue, 4096);
-    long mark = ast_trace_mark();
+    long mark = kiln_sched_trace_mark();
     assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, NULL));
     assert_cl_success(clFinish(env->queue));
-    struct ast_line lines[4];
-    assert_int_equal(2, ast_trace_since(mark, "vec", lines, 4));
+    struct kiln_sched_line lines[4];
+    assert_int_equal(2, kiln_sched_trace_since(mark, "vec", lines, 4));
     assert_int_equal(3, lines[0].batch_size);
     assert_int_equal(ast_expected_batch(fallback, 0, 2, 256), lines[1].batch_size);
     assert_int_equal(ast_expected_batch(fallback, UINT_MAX, INT_MIN, 256),
-                     ast_trace_one(mark, "vec2", "command buffer").batch_size);
+                     kiln_sched_trace_one(mark, "vec2", "command buffer").batch_size);
     expect_vec_results(env->queue, 4096, "command buffer");
     expect_vec2_results(env->queue, 4096, "command buffer");
     /* An ordinary enqueue in between uses the kernel's current hints. */
@@ -361,16 +374,16 @@ static void test_hints_recorded_in_recording(void **state) {
   ast_set_hints(kernel, 9, 0);
   ast_set_hints(kernel2, 0, 0);
   assert_cl_success(qrq.clEndRecordingQCOM(recording));
-  struct ast_line lines[4];
+  struct kiln_sched_line lines[4];
 
   /* Plain, then with an argument update only: the recorded hints. */
   for (int round = 0; round < 2; round++) {
     poison_outputs(env->queue, 4096);
-    long mark = ast_trace_mark();
+    long mark = kiln_sched_trace_mark();
     cl_array_arg_qcom arg = qrq_arg(0, 2, sizeof c_buf, &c_buf);
     replay_recording(env->queue, recording, 0, NULL, round, &arg);
-    assert_int_equal(3, ast_trace_one(mark, "vec", "recording").batch_size);
-    assert_int_equal(fallback - 1, ast_trace_one(mark, "vec2", "recording").batch_size);
+    assert_int_equal(3, kiln_sched_trace_one(mark, "vec", "recording").batch_size);
+    assert_int_equal(fallback - 1, kiln_sched_trace_one(mark, "vec2", "recording").batch_size);
     expect_vec_results(env->queue, 4096, "recording");
     expect_vec2_results(env->queue, 4096, "recording");
   }
@@ -384,32 +397,32 @@ static void test_hints_recorded_in_recording(void **state) {
       {0, CL_KERNEL_EXEC_INFO_WARP_COUNT_LIMIT_ARM, sizeof warps, &warps},
       {1, CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM, sizeof warps, &warps},
   };
-  long mark = ast_trace_mark();
+  long mark = kiln_sched_trace_mark();
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
     assert_int_equal(CL_INVALID_VALUE, qrq.clEnqueueRecordingSVMQCOM(env->queue, recording, 0, NULL, 0, NULL, 0, NULL,
                                                                      0, NULL, 0, NULL, 1, &refused[i], 0, NULL, NULL));
   assert_cl_success(clFinish(env->queue));
-  assert_int_equal(0, ast_trace_since(mark, NULL, NULL, 0));
+  assert_int_equal(0, kiln_sched_trace_since(mark, NULL, NULL, 0));
 
   /* Dispatch 0's batch size, then dispatch 1's modifier and batch size. */
   cl_uint ten = 10;
   cl_int plus3 = 3;
   const cl_array_kernel_exec_info_qcom size0 = {0, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, sizeof ten, &ten};
   poison_outputs(env->queue, 4096);
-  mark = ast_trace_mark();
+  mark = kiln_sched_trace_mark();
   replay_recording(env->queue, recording, 1, &size0, 0, NULL);
-  assert_int_equal(10, ast_trace_one(mark, "vec", "updated dispatch 0").batch_size);
-  assert_int_equal(fallback - 1, ast_trace_one(mark, "vec2", "dispatch 1 beside dispatch 0's update").batch_size);
+  assert_int_equal(10, kiln_sched_trace_one(mark, "vec", "updated dispatch 0").batch_size);
+  assert_int_equal(fallback - 1, kiln_sched_trace_one(mark, "vec2", "dispatch 1 beside dispatch 0's update").batch_size);
   expect_vec_results(env->queue, 4096, "updated dispatch 0");
   expect_vec2_results(env->queue, 4096, "updated dispatch 0");
   const cl_array_kernel_exec_info_qcom both1[] = {
       {1, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM, sizeof plus3, &plus3},
       {1, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, sizeof five, &five}};
   poison_outputs(env->queue, 4096);
-  mark = ast_trace_mark();
+  mark = kiln_sched_trace_mark();
   replay_recording(env->queue, recording, 2, both1, 0, NULL);
-  assert_int_equal(2, ast_trace_since(mark, NULL, lines, 4));
-  assert_int_equal(5 + 3, ast_trace_one(mark, "vec2", "updated dispatch 1").batch_size);
+  assert_int_equal(2, kiln_sched_trace_since(mark, NULL, lines, 4));
+  assert_int_equal(5 + 3, kiln_sched_trace_one(mark, "vec2", "updated dispatch 1").batch_size);
   expect_vec_results(env->queue, 4096, "updated dispatch 1");
   expect_vec2_results(env->queue, 4096, "updated dispatch 1");
 
@@ -473,7 +486,7 @@ static size_t all_configs(struct qconfig *out) {
   return n;
 }
 
-static void expect_limit(const struct ast_line *line, cl_uint limit, const char *what) {
+static void expect_limit(const struct kiln_sched_line *line, cl_uint limit, const char *what) {
   if (line->cu_limit != limit) fail_msg("%s: trace cu_limit=%u, expected %u", what, line->cu_limit, limit);
 }
 
@@ -496,15 +509,17 @@ static void test_results_under_queue_properties(void **state) {
       snprintf(what, sizeof what, "%s, batch size %u, modifier %d", config_name(&configs[c]), hints[h].size,
                hints[h].modifier);
       poison_outputs(queue, 4096);
-      long mark = ast_trace_mark();
+      long mark = kiln_sched_trace_mark();
       cl_event done = NULL;
       enqueue_geometry(queue, kernel, &g, &done);
       assert_cl_success(clFlush(queue));
       assert_cl_success(clWaitForEvents(1, &done));
       assert_int_equal(CL_COMPLETE, kiln_test_event_status(done));
       assert_cl_success(clReleaseEvent(done));
-      struct ast_line line = ast_trace_one(mark, "vec", what);
-      assert_int_equal(ast_expected_batch(fallback, hints[h].size, hints[h].modifier, 256), line.batch_size);
+      struct kiln_sched_line line = kiln_sched_trace_one(mark, "vec", what);
+      /* Kiln's default counts the threads the queue may use: one batch under a limit of one. */
+      unsigned long long own = configs[c].limit == 1 ? 256 : fallback;
+      assert_int_equal(ast_expected_batch(own, hints[h].size, hints[h].modifier, 256), line.batch_size);
       expect_limit(&line, configs[c].limit, what);
       expect_vec_results(queue, 4096, what);
     }
@@ -535,10 +550,10 @@ static void test_results_in_command_buffers(void **state) {
     for (int round = 0; round < 2; round++) {
       const char *what = config_name(&configs[c]);
       poison_outputs(queue, 4096);
-      long mark = ast_trace_mark();
+      long mark = kiln_sched_trace_mark();
       assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, NULL));
       assert_cl_success(clFinish(queue));
-      struct ast_line one = ast_trace_one(mark, "vec", what), two = ast_trace_one(mark, "vec2", what);
+      struct kiln_sched_line one = kiln_sched_trace_one(mark, "vec", what), two = kiln_sched_trace_one(mark, "vec2", what);
       assert_int_equal(1, one.batch_size);
       assert_int_equal(5, two.batch_size);
       expect_limit(&one, configs[c].limit, what);
@@ -573,13 +588,13 @@ static void test_results_in_recordings(void **state) {
     cl_command_queue queue = config_queue(env, &configs[c]);
     const char *what = config_name(&configs[c]);
     poison_outputs(queue, 4096);
-    long mark = ast_trace_mark();
+    long mark = kiln_sched_trace_mark();
     cl_event done = NULL;
     assert_cl_success(qrq.clEnqueueRecordingQCOM(queue, recording, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, &done));
     assert_cl_success(clFlush(queue));
     assert_cl_success(clWaitForEvents(1, &done));
     assert_cl_success(clReleaseEvent(done));
-    struct ast_line one = ast_trace_one(mark, "vec", what), two = ast_trace_one(mark, "vec2", what);
+    struct kiln_sched_line one = kiln_sched_trace_one(mark, "vec", what), two = kiln_sched_trace_one(mark, "vec2", what);
     assert_int_equal(2, one.batch_size);
     assert_int_equal(256, two.batch_size);
     expect_limit(&one, configs[c].limit, what);
@@ -658,15 +673,15 @@ static cl_int overlap_result(cl_command_queue queue, const struct overlap *o, in
 
 /* Runs `kernels` overlap kernels enqueued together on `queue`; returns the most groups seen
  * at once; lines[] receives their trace lines. */
-static cl_int overlap_run(cl_command_queue queue, const struct overlap *o, int kernels, struct ast_line *lines,
+static cl_int overlap_run(cl_command_queue queue, const struct overlap *o, int kernels, struct kiln_sched_line *lines,
                           const char *what) {
   const size_t global = OVERLAP_GROUPS, local = 1;
   overlap_reset(queue, o);
-  long mark = ast_trace_mark();
+  long mark = kiln_sched_trace_mark();
   for (int k = 0; k < kernels; k++)
     assert_cl_success(clEnqueueNDRangeKernel(queue, o->kernel[k], 1, NULL, &global, &local, 0, NULL, NULL));
   assert_cl_success(clFinish(queue));
-  size_t n = ast_trace_since(mark, "overlap", lines, 2);
+  size_t n = kiln_sched_trace_since(mark, "overlap", lines, 2);
   if (n != (size_t)kernels) fail_msg("%s: %zu overlap trace lines, expected %d", what, n, kernels);
   for (int k = 0; k < kernels; k++) assert_int_equal(OVERLAP_GROUPS, lines[k].batches);
   return overlap_result(queue, o, kernels, what);
@@ -677,7 +692,7 @@ static cl_int overlap_run(cl_command_queue queue, const struct overlap *o, int k
 static void test_compute_unit_limit(void **state) {
   struct kiln_test_env *env = *state;
   struct overlap o = overlap_new(env);
-  struct ast_line lines[2];
+  struct kiln_sched_line lines[2];
   const cl_command_queue_properties modes[] = {0, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
   for (size_t m = 0; m < 2; m++) {
     cl_command_queue one = ast_queue_with(env->context, env->device, CL_QUEUE_COMPUTE_UNIT_LIMIT_ARM, 1, modes[m]);
@@ -711,7 +726,7 @@ static void test_no_limit_uses_several_threads(void **state) {
     return;
   }
   struct overlap o = overlap_new(env);
-  struct ast_line lines[2];
+  struct kiln_sched_line lines[2];
   const cl_command_queue_properties modes[] = {0, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
   for (size_t m = 0; m < 2; m++) {
     cl_command_queue queue = kiln_test_queue(env->context, env->device, modes[m]);
@@ -740,7 +755,7 @@ static cl_int overlap_replay(cl_command_queue queue, cl_command_queue substitute
                              cl_recording_qcom recording, const struct overlap *o, int executions, cl_uint limit,
                              const char *what) {
   overlap_reset(queue, o);
-  long mark = ast_trace_mark();
+  long mark = kiln_sched_trace_mark();
   for (int e = 0; e < executions; e++) {
     if (cb)
       assert_cl_success(
@@ -750,8 +765,8 @@ static cl_int overlap_replay(cl_command_queue queue, cl_command_queue substitute
           qrq.clEnqueueRecordingQCOM(queue, recording, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL));
   }
   assert_cl_success(clFinish(substitute ? substitute : queue));
-  struct ast_line lines[8];
-  size_t n = ast_trace_since(mark, "overlap", lines, 8);
+  struct kiln_sched_line lines[8];
+  size_t n = kiln_sched_trace_since(mark, "overlap", lines, 8);
   if (n != 2u * (size_t)executions) fail_msg("%s: %zu overlap trace lines, expected %d", what, n, 2 * executions);
   for (size_t i = 0; i < n; i++) {
     expect_limit(&lines[i], limit, what);
@@ -900,14 +915,14 @@ static void test_kernel_batching_off(void **state) {
     for (size_t s = 0; s < 2; s++) {
       cl_command_queue queue = ast_queue(env->context, env->device, lists[l]);
       struct marked m = marked_new(env, sizes[s]);
-      long mark = ast_trace_mark();
+      long mark = kiln_sched_trace_mark();
       marked_enqueue(queue, &m, NULL);
       bool ran = marked_appears(&m, ARRIVAL_MS);
       assert_cl_success(clFinish(queue)); /* first: a failure leaves nothing queued behind */
       if (!ran)
         fail_msg("kernel batching off (list %zu), %zu work-items: the kernel did not run without a flush in %d ms", l,
                  sizes[s], ARRIVAL_MS);
-      struct ast_line line = ast_trace_one(mark, "mark", "kernel batching off");
+      struct kiln_sched_line line = kiln_sched_trace_one(mark, "mark", "kernel batching off");
       if (sizes[s] == LARGE_ITEMS && line.batches < 2)
         fail_msg("the large mark kernel ran as %llu batch", line.batches);
       marked_free(&m);
@@ -936,7 +951,7 @@ static void expect_batched(struct kiln_test_env *env, const cl_queue_properties 
     struct marked m = marked_new(env, items);
     cl_event event = NULL;
     atomic_int callbacks = 0;
-    long mark = ast_trace_mark();
+    long mark = kiln_sched_trace_mark();
     marked_enqueue(queue, &m, point == FLUSH_CALL || point == FLUSH_QUEUE_RELEASE ? NULL : &event);
     bool ran_early = marked_started(&m, QUIET_MS);
     switch (point) {
@@ -966,10 +981,13 @@ static void expect_batched(struct kiln_test_env *env, const cl_queue_properties 
                flush_names[point]);
     if (point == FLUSH_CALLBACK && atomic_load(&callbacks) != 1)
       fail_msg("%s: the callback ran %d times", what, atomic_load(&callbacks));
-    /* The kernel's line; for the large one, that it is several batches. */
-    for (int i = 0; i < ARRIVAL_MS && ast_trace_since(mark, "mark", NULL, 0) == 0; i++) kiln_test_sleep_ms(1);
-    struct ast_line line = ast_trace_one(mark, "mark", what);
-    if (items == LARGE_ITEMS && line.batches < 2) fail_msg("the large mark kernel ran as %llu batch", line.batches);
+    /* The kernel's line; for the large one, that it is several batches (one under a limit
+     * of one compute unit: a launch one thread runs alone is one batch). */
+    for (int i = 0; i < ARRIVAL_MS && kiln_sched_trace_since(mark, "mark", NULL, 0) == 0; i++) kiln_test_sleep_ms(1);
+    struct kiln_sched_line line = kiln_sched_trace_one(mark, "mark", what);
+    if (items == LARGE_ITEMS && line.cu_limit != 1 && line.batches < 2)
+      fail_msg("the large mark kernel ran as %llu batch", line.batches);
+    if (line.cu_limit == 1 && line.batches != 1) fail_msg("%s: %llu batches under a limit of one", what, line.batches);
     marked_free(&m);
     if (!ran_early) return;
     early++;
@@ -1077,7 +1095,7 @@ static void test_deferred_flush_off(void **state) {
 }
 
 int main(void) {
-  ast_trace_enable("arm-sched-behaviour");
+  kiln_sched_trace_enable("arm-sched-behaviour");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_default_batch_size),
       cmocka_unit_test(test_batch_hints),
@@ -1100,6 +1118,6 @@ int main(void) {
       cmocka_unit_test(test_deferred_flush_off),
   };
   int failed = cmocka_run_group_tests(tests, setup, teardown);
-  ast_trace_remove();
+  kiln_sched_trace_remove();
   return failed;
 }

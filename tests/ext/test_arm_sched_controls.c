@@ -37,16 +37,16 @@ static cl_kernel vec_kernel(void) {
 }
 
 /* Runs vec over N items on `queue`, checks every element and returns its trace line. */
-static struct ast_line run_vec(cl_command_queue queue, cl_kernel kernel, const char *what) {
+static struct kiln_sched_line run_vec(cl_command_queue queue, cl_kernel kernel, const char *what) {
   static cl_int got[N];
   const size_t global = N, local = LOCAL;
   cl_int poison = -7;
   assert_cl_success(clEnqueueFillBuffer(queue, out, &poison, sizeof poison, 0, sizeof got, 0, NULL, NULL));
   assert_cl_success(clFinish(queue)); /* out-of-order queues too */
-  long mark = ast_trace_mark();
+  long mark = kiln_sched_trace_mark();
   assert_cl_success(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL));
   assert_cl_success(clFinish(queue));
-  struct ast_line line = ast_trace_one(mark, "vec", what);
+  struct kiln_sched_line line = kiln_sched_trace_one(mark, "vec", what);
   kiln_test_read(queue, out, sizeof got, got);
   for (size_t i = 0; i < N; i++)
     if (got[i] != input[i] * 3 + (cl_int)i)
@@ -56,7 +56,7 @@ static struct ast_line run_vec(cl_command_queue queue, cl_kernel kernel, const c
 }
 
 static void expect_batch(cl_command_queue queue, cl_kernel kernel, unsigned long long want, const char *what) {
-  struct ast_line line = run_vec(queue, kernel, what);
+  struct kiln_sched_line line = run_vec(queue, kernel, what);
   if (line.batch_size != want) fail_msg("%s: batch_size=%llu, expected %llu", what, line.batch_size, want);
 }
 
@@ -390,7 +390,7 @@ static void expect_queue(struct kiln_test_env *env, const cl_queue_properties *p
   cl_command_queue_properties reported = 99;
   assert_cl_success(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof reported, &reported, NULL));
   assert_int_equal(bits, reported);
-  struct ast_line line = run_vec(queue, kernel, "a queue with scheduling properties");
+  struct kiln_sched_line line = run_vec(queue, kernel, "a queue with scheduling properties");
   if (line.cu_limit != cu_limit) fail_msg("trace cu_limit=%u, expected %u", line.cu_limit, cu_limit);
   assert_cl_success(clReleaseCommandQueue(queue));
 }
@@ -537,7 +537,7 @@ static void test_properties_refused(void **state) {
 }
 
 int main(void) {
-  ast_trace_enable("arm-sched-controls");
+  kiln_sched_trace_enable("arm-sched-controls");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_extension_reported),
       cmocka_unit_test(test_capabilities),
@@ -557,6 +557,6 @@ int main(void) {
       cmocka_unit_test(test_properties_refused),
   };
   int failed = cmocka_run_group_tests(tests, setup, teardown);
-  ast_trace_remove();
+  kiln_sched_trace_remove();
   return failed;
 }

@@ -84,6 +84,7 @@ struct kiln_kernel_desc {
   const char *attributes;         /* CL_KERNEL_ATTRIBUTES text */
   bool uses_barriers;
   bool uses_printf;                /* calls printf: launches need a printf buffer */
+  bool has_loops;                  /* loops in its own code: a work-item may run long (batch planner) */
 };
 
 size_t kiln_module_kernel_count(const kiln_module *module);

@@ -60,6 +60,8 @@ std::unique_ptr<llvm::Module> copy_module(const llvm::Module &m, llvm::LLVMConte
 // Functions reachable from f through direct calls (f included).
 std::vector<llvm::Function *> reachable_functions(llvm::Function &f);
 bool calls_barrier(llvm::Function &kernel);
+// Whether kernel or a function it calls has a loop (a back edge in its control flow).
+bool has_loops(llvm::Function &kernel);
 
 // Static __local variables a kernel uses (transitively), with their offsets in local memory.
 struct LocalLayout {

@@ -1,10 +1,11 @@
 // module.cpp: module objects — kernel descriptions from clang's kernel metadata, the
-// static __local layout, barrier detection, program binaries.
+// static __local layout, barrier and loop detection, program binaries.
 #include "device/cpu/compiler/compiler_internal.hpp"
 
 #include "device/cpu/compiler/module_binary.h"
 
 #include <CL/cl.h>
+#include <llvm/Analysis/CFG.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
@@ -74,6 +75,18 @@ static bool is_barrier_name(StringRef name) {
 bool calls_barrier(Function &kernel) {
   for (Function *f : reachable_functions(kernel))
     if (is_barrier_name(f->getName())) return true;
+  return false;
+}
+
+// Loops as the source wrote them: the front end runs no LLVM pass, so a loop of constant
+// trip count is still a back edge here (the batch planner takes it as a long work-item).
+bool has_loops(Function &kernel) {
+  SmallVector<std::pair<const BasicBlock *, const BasicBlock *>, 8> back_edges;
+  for (Function *f : reachable_functions(kernel)) {
+    if (f->isDeclaration()) continue;
+    FindFunctionBackedges(*f, back_edges);
+    if (!back_edges.empty()) return true;
+  }
   return false;
 }
 
@@ -241,6 +254,7 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
   d.private_bytes = private_bytes(f);
   d.uses_barriers = calls_barrier(f);
   d.uses_printf = calls_printf(f);
+  d.has_loops = has_loops(f);
   std::string attributes;
   if (const MDNode *r = f.getMetadata("reqd_work_group_size")) {
     for (unsigned i = 0; i < 3; i++) d.reqd_work_group_size[i] = md_int(r, i, 1);
