@@ -233,6 +233,45 @@ static void kernel_descriptions(void **state) {
   kiln_module_free(m);
 }
 
+/* has_loops (the batch planner's cost hint): loops in the kernel or a function it calls,
+ * for, while and goto alike, however few iterations; not a loop in an uncalled function. */
+static void loop_detection(void **state) {
+  (void)state;
+  kiln_module *m = compile_ok(
+      "int sum_to(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }\n"
+      "int twice(int x) { return 2 * x; }\n"
+      "__kernel void straight(__global int *p) { p[get_global_id(0)] = twice(3); }\n"
+      "__kernel void own_loop(__global int *p) { for (int k = 0; k < 2; k++) p[k] = k; }\n"
+      "__kernel void callee_loop(__global int *p) { p[0] = twice(sum_to(p[1])); }\n"
+      "__kernel void while_loop(__global int *p) { int i = p[0]; while (i > 1) i /= 2; p[1] = i; }\n"
+      "__kernel void goto_loop(__global int *p) { int i = 0; again: if (p[i]) { i++; goto again; } }\n"
+      "__kernel void branches(__global int *p) { if (p[0]) p[1] = 1; else p[2] = 2; }\n",
+      "");
+  const struct {
+    const char *name;
+    bool loops;
+  } kernels[] = {{"straight", false},  {"own_loop", true},  {"callee_loop", true},
+                 {"while_loop", true}, {"goto_loop", true}, {"branches", false}};
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+    const struct kiln_kernel_desc *k = kernel_named(m, kernels[i].name, NULL);
+    if (k->has_loops != kernels[i].loops)
+      fail_msg("%s: has_loops %d, expected %d", kernels[i].name, k->has_loops, kernels[i].loops);
+  }
+  /* After linking a library with the definition, the kernel sees its callee's loop. */
+  kiln_module *caller = compile_ok("int work(int);\n__kernel void k(__global int *p) { p[0] = work(p[1]); }\n", "");
+  assert_false(kiln_module_kernel(caller, 0)->has_loops);
+  kiln_module *callee = compile_ok("int work(int n) { int s = 0; while (n--) s += n; return s; }\n", "");
+  kiln_module *inputs[2] = {caller, callee}, *exe = NULL;
+  char *log = NULL;
+  assert_int_equal(kiln_compiler_link(inputs, 2, "", false, &exe, &log), KILN_COMPILE_OK);
+  free(log);
+  assert_true(kiln_module_kernel(exe, 0)->has_loops);
+  kiln_module_free(exe);
+  kiln_module_free(caller);
+  kiln_module_free(callee);
+  kiln_module_free(m);
+}
+
 static void link_errors(void **state) {
   (void)state;
   kiln_module *m = compile_ok("int helper(int);\n__kernel void k(__global int *p) { p[0] = helper(1); }\n", "");
@@ -797,7 +836,8 @@ static void binaries(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compile_errors_in_log), cmocka_unit_test(feature_macros),
-      cmocka_unit_test(kernel_descriptions),   cmocka_unit_test(link_errors),
+      cmocka_unit_test(kernel_descriptions),   cmocka_unit_test(loop_detection),
+      cmocka_unit_test(link_errors),
       cmocka_unit_test(vector_add),            cmocka_unit_test(ndrange_3d),
       cmocka_unit_test(local_memory),          cmocka_unit_test(options_reach_clang),
       cmocka_unit_test(binaries),              cmocka_unit_test(by_value_arguments),
