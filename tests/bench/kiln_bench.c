@@ -3,7 +3,8 @@
  * Every kernel result is checked against a host reference; a wrong result fails the run.
  *
  *   kiln_bench [--platform NAME] [--quick] [--only LIST]
- *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,recording,sched,families,build
+ *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,recording,sched,families,
+ *         heavy,build
  *
  * Performance is measured here, never asserted in tests. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -637,6 +638,54 @@ static void bench_vadd(struct bench_env *env) {
   free(c);
 }
 
+/* ---- a few heavy work-groups: 256 groups of 64 or of 1 work-item, each running a long
+ * 64-bit hash loop (the shape of GPU-tuned password-recovery and crypto kernels: a global
+ * size of compute units x a small factor, heavy groups). Same total work in both shapes. */
+static const char *heavy_source =
+    "kernel void heavy(global ulong *out, uint rounds) {\n"
+    "  ulong x = get_global_id(0) + 1;\n"
+    "  for (uint k = 0; k < rounds; k++) {\n"
+    "    x ^= x << 13; x ^= x >> 7; x ^= x << 17; x *= 0x9E3779B97F4A7C15UL;\n"
+    "  }\n"
+    "  out[get_global_id(0)] = x;\n"
+    "}\n";
+
+static cl_ulong heavy_host(cl_ulong x, cl_uint rounds) {
+  for (cl_uint k = 0; k < rounds; k++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    x *= 0x9E3779B97F4A7C15ull;
+  }
+  return x;
+}
+
+static void bench_heavy_groups(struct bench_env *env) {
+  cl_program program = build(env, heavy_source, NULL);
+  cl_kernel kernel = kernel_of(program, "heavy");
+  const size_t groups = 256, locals[2] = {64, 1};
+  const cl_uint item_rounds = env->quick ? 1024 : 4096; /* per work-item of a 64-item group */
+  cl_mem out = buffer(env, CL_MEM_WRITE_ONLY, groups * 64 * sizeof(cl_ulong), NULL);
+  cl_ulong *values = malloc(groups * 64 * sizeof *values);
+  CHECK(clSetKernelArg(kernel, 0, sizeof out, &out));
+  for (int shape = 0; shape < 2; shape++) {
+    size_t local = locals[shape], items = groups * local;
+    cl_uint rounds = item_rounds * (cl_uint)(64 / local);
+    CHECK(clSetKernelArg(kernel, 1, sizeof rounds, &rounds));
+    double best = best_launch_us(env, kernel, 1, &items, &local, env->quick ? 2 : 5);
+    CHECK(clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, items * sizeof *values, values, 0, NULL, NULL));
+    for (size_t i = 0; i < items; i += items / 16)
+      if (values[i] != heavy_host(i + 1, rounds)) fail("heavy work-groups");
+    char what[64];
+    snprintf(what, sizeof what, "%zu heavy groups x %zu work-items", groups, local);
+    report(env->platform_name, what, best / 1e3, "ms");
+  }
+  free(values);
+  clReleaseMemObject(out);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+}
+
 /* ---- SGEMM: naive and 16x16 local-memory tiles ---- */
 static const char *sgemm_source =
     "kernel void sgemm_naive(int n, global const float *a, global const float *b, global float *c) {\n"
@@ -987,6 +1036,7 @@ int main(int argc, char **argv) {
   if (selected(only, "recording")) bench_recording_replay(&env);
   if (selected(only, "sched")) bench_scheduling_controls(&env);
   if (selected(only, "families")) bench_queue_families(&env);
+  if (selected(only, "heavy")) bench_heavy_groups(&env);
   clReleaseCommandQueue(env.queue);
   clReleaseContext(env.context);
   return 0;
