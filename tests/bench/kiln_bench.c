@@ -10,6 +10,8 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
+#include "kiln_test_hash64.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -642,23 +644,10 @@ static void bench_vadd(struct bench_env *env) {
  * 64-bit hash loop (the shape of GPU-tuned password-recovery and crypto kernels: a global
  * size of compute units x a small factor, heavy groups). Same total work in both shapes. */
 static const char *heavy_source =
+    KILN_HASH64_CL_SOURCE
     "kernel void heavy(global ulong *out, uint rounds) {\n"
-    "  ulong x = get_global_id(0) + 1;\n"
-    "  for (uint k = 0; k < rounds; k++) {\n"
-    "    x ^= x << 13; x ^= x >> 7; x ^= x << 17; x *= 0x9E3779B97F4A7C15UL;\n"
-    "  }\n"
-    "  out[get_global_id(0)] = x;\n"
+    "  out[get_global_id(0)] = kiln_hash64(get_global_id(0) + 1, rounds);\n"
     "}\n";
-
-static cl_ulong heavy_host(cl_ulong x, cl_uint rounds) {
-  for (cl_uint k = 0; k < rounds; k++) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    x *= 0x9E3779B97F4A7C15ull;
-  }
-  return x;
-}
 
 static void bench_heavy_groups(struct bench_env *env) {
   cl_program program = build(env, heavy_source, NULL);
@@ -675,7 +664,7 @@ static void bench_heavy_groups(struct bench_env *env) {
     double best = best_launch_us(env, kernel, 1, &items, &local, env->quick ? 2 : 5);
     CHECK(clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, items * sizeof *values, values, 0, NULL, NULL));
     for (size_t i = 0; i < items; i += items / 16)
-      if (values[i] != heavy_host(i + 1, rounds)) fail("heavy work-groups");
+      if (values[i] != kiln_hash64(i + 1, rounds)) fail("heavy work-groups");
     char what[64];
     snprintf(what, sizeof what, "%zu heavy groups x %zu work-items", groups, local);
     report(env->platform_name, what, best / 1e3, "ms");

@@ -37,14 +37,15 @@ static uint64_t find_round(const struct kiln_batch_plan *plan, uint64_t batch, u
   *batches = 0;
   for (unsigned round = 0;; round++) {
     uint64_t nominal = nominal_size(plan, round), size = modified(plan, nominal);
-    uint64_t left = plan->groups - *base;
-    /* The rounds end at the smallest size, or where the range ends (width x size >= left). */
-    bool last = nominal == plan->smallest || size >= ceil_div(left, width);
+    uint64_t left = plan->groups - *base, round_groups;
+    /* The rounds end at the smallest size, or where the range ends (width x size >= left;
+     * a multiplication, not a division: this runs on every claim). */
+    bool last = nominal == plan->smallest || __builtin_mul_overflow(width, size, &round_groups) || round_groups >= left;
     if (last || batch - *batches < width) {
       *index = batch == UINT64_MAX ? ceil_div(left, size) - 1 : batch - *batches;
       return size;
     }
-    *base += width * size;
+    *base += round_groups;
     *batches += width;
   }
 }
