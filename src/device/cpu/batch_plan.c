@@ -70,15 +70,25 @@ uint64_t kiln_batch_plan_make(struct kiln_batch_plan *plan, const struct kiln_pl
     plan->smallest = smallest;
     plan->first = first > smallest ? first : smallest;
   }
+  if (plan->first == plan->smallest) { /* one size: no rounds to walk (the one-batch launches of small kernels) */
+    uint64_t size = modified(plan, plan->first);
+    return size == groups ? 1 : ceil_div(groups, size);
+  }
   uint64_t base, index, batches;
   find_round(plan, UINT64_MAX, &base, &index, &batches);
   return batches + index + 1;
 }
 
 void kiln_batch_plan_range(const struct kiln_batch_plan *plan, uint64_t batch, uint64_t *first, uint64_t *count) {
-  uint64_t base, index, batches;
-  uint64_t size = find_round(plan, batch, &base, &index, &batches);
-  *first = base + index * size;
+  uint64_t size;
+  if (plan->first == plan->smallest) {
+    size = modified(plan, plan->first);
+    *first = batch * size;
+  } else {
+    uint64_t base, index, batches;
+    size = find_round(plan, batch, &base, &index, &batches);
+    *first = base + index * size;
+  }
   uint64_t left = plan->groups - *first;
   *count = left < size ? left : size;
 }

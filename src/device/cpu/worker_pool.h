@@ -1,7 +1,9 @@
 /* worker_pool.h: the CPU device's pinned worker threads. One thread per compute unit,
- * started lazily, each pinned to its core. A job is cut into batches; workers (and
- * threads blocked in a wait, which "help") claim batches with an atomic counter, so a
- * job with N batches is spread over up to N threads and each batch runs exactly once.
+ * started lazily, each pinned to its core. A job is cut into batches; workers claim
+ * batches with an atomic counter, so a job with N batches is spread over up to N threads
+ * and each batch runs exactly once. Threads blocked in a wait "help": they run one-batch
+ * jobs themselves (no wake-up for a small kernel) but leave jobs of several batches to
+ * the workers (one thread per core).
  * Idle workers sleep on a futex. Work an application thread enqueues may leave them asleep
  * until kiln_worker_pool_flush (kernel batching: the application's next flush or wait hands
  * it over, and a lone small job is then usually run by the waiting thread itself). Jobs
@@ -86,7 +88,7 @@ void kiln_worker_pool_flush(void);
 void kiln_worker_pool_run(struct kiln_job *job, unsigned worker_id);
 
 /* For a thread about to block, or flushing in its own thread: hands deferred work beyond
- * one batch to the workers and runs batches of queued jobs until none is left to claim.
+ * one one-batch job to the workers and runs queued one-batch jobs until none is left.
  * Returns true when it ran at least one batch (a waiter then re-checks its condition
  * before sleeping). */
 bool kiln_worker_pool_help(void);
