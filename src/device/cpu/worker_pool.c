@@ -70,7 +70,7 @@ static void limit_leave(struct kiln_worker_limit *limit) {
 /* Whether a thread may take `job`: a helping thread takes one-batch jobs only. Jobs of
  * several batches are the workers' (they are woken for them): one thread per core. An
  * application thread running batches beside all of them made 17 threads on 16 cores, and
- * a heavy launch 3-5 % slower than 16 threads; beside one woken worker on 2 cores it could
+ * a heavy launch 1-6 % slower than 16 threads; beside one woken worker on 2 cores it could
  * share that worker's core while the other idled (6 % slower). */
 static bool job_takeable(const struct kiln_job *job, bool helper) {
   return (!helper || job->batch_count == 1) && limit_enter(job->limit);
