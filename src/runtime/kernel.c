@@ -40,6 +40,8 @@ static cl_kernel kernel_new(cl_program program, size_t index, cl_int *errcode) {
   kernel->context = program->context;
   kernel->index = index;
   kernel->desc = desc;
+  kernel->profile.name = desc->name;
+  atomic_init(&kernel->profile.ns_per_kilo_item, 0);
   kernel->launcher = kiln_jit_launcher(program->jit, index);
   kernel->unset_args = desc->num_args;
   kiln_program_kernel_attached_locked(program);
@@ -114,6 +116,7 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int
   clone->exec_info_count = source_kernel->exec_info_count;
   memcpy(clone->exec_info_names, source_kernel->exec_info_names, sizeof clone->exec_info_names);
   memcpy(clone->exec_info_values, source_kernel->exec_info_values, sizeof clone->exec_info_values);
+  atomic_store(&clone->profile.ns_per_kilo_item, atomic_load(&source_kernel->profile.ns_per_kilo_item));
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
   return clone;
 }

@@ -7,6 +7,7 @@
 #define KILN_RUNTIME_KERNEL_H
 
 #include "device/cpu/compiler/compiler.h"
+#include "device/cpu/kernel_profile.h"
 #include "runtime/object.h"
 
 struct kiln_kernel_arg_value {
@@ -31,6 +32,7 @@ struct _cl_kernel {
   unsigned exec_info_count;
   cl_kernel_exec_info exec_info_names[KILN_KERNEL_EXEC_INFO_MAX];
   uint64_t exec_info_values[KILN_KERNEL_EXEC_INFO_MAX];
+  struct kiln_kernel_profile profile; /* its launches' measured cost (a clone starts from it) */
 };
 
 static inline bool kiln_kernel_is_valid(cl_kernel kernel) { return kiln_object_is_valid(kernel, KILN_OBJECT_KERNEL); }

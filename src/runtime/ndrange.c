@@ -49,6 +49,7 @@ static size_t plan_batches(struct kiln_ndrange_launch *launch, cl_kernel kernel,
       .threads = kiln_worker_pool_size(),
       .long_items = kernel->desc->has_loops,
   };
+  request.item_ns_x1024 = atomic_load_explicit(&kernel->profile.ns_per_kilo_item, memory_order_relaxed);
   const struct kiln_worker_limit *limit = kiln_queue_worker_limit(queue);
   if (limit && limit->max < request.threads) request.threads = limit->max;
   uint64_t modifier = 0;
@@ -222,7 +223,7 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
     range->local_size[d] = used ? local[d] : 1;
     range->num_groups[d] = (range->global_size[d] + range->local_size[d] - 1) / range->local_size[d];
   }
-  launch->kernel_name = kernel->desc->name;
+  launch->profile = &kernel->profile;
   size_t batches = plan_batches(launch, kernel, sink->queue);
   if (uses_printf) kiln_printf_buffer_init(launch->printf_buffer, KILN_PRINTF_BUFFER_SIZE, batches);
   kiln_command_set_batches(command, batches, run_batch);
@@ -243,7 +244,7 @@ void kiln_ndrange_trace(const struct kiln_ndrange_launch *launch, size_t batches
   if (largest == smallest) snprintf(sizes, sizeof sizes, "%llu", (unsigned long long)largest);
   else snprintf(sizes, sizeof sizes, "%llu..%llu", (unsigned long long)largest, (unsigned long long)smallest);
   kiln_trace(KILN_TRACE_SCHED, "ndrange kernel=%s groups=%llu batch_size=%s batches=%zu workers=%u cu_limit=%u",
-             launch->kernel_name, (unsigned long long)launch->plan.groups, sizes, batches, threads,
+             launch->profile->name, (unsigned long long)launch->plan.groups, sizes, batches, threads,
              limit ? limit->max : 0u);
 }
 

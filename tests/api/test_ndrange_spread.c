@@ -6,6 +6,8 @@
  *   kernel itself saw two of its work-groups running at the same time;
  * - waited for by polling the event's status (the application thread runs no batch
  *   then): the trace shows exactly the two workers ran batches;
+ * - once a kernel's launches were measured, a long launch waited for with clFinish runs on
+ *   exactly the two workers: the waiting thread leaves them a core each;
  * - every result is checked against the host's hash.
  * The old planner ran all of these shapes under 1024 work-items as one batch on one
  * thread. A check that a descheduled worker could spoil is retried (three times), never
@@ -54,10 +56,10 @@ struct launch_result {
 
 /* Runs `groups` groups of `local` work-items, waiting by clFinish or by polling; checks
  * every result and the trace line's group count. */
-static struct launch_result run_heavy(struct kiln_test_env *env, size_t groups, size_t local, bool poll) {
+static struct launch_result run_heavy_with(struct kiln_test_env *env, cl_kernel kernel, size_t groups, size_t local,
+                                          bool poll) {
   size_t items = groups * local;
   cl_uint rounds = TOTAL_ROUNDS / (cl_uint)items;
-  cl_kernel kernel = kiln_test_kernel(program, "heavy");
   cl_mem out = kiln_test_buffer(env->context, items * sizeof(cl_ulong));
   cl_int zeros[2] = {0, 0};
   cl_mem state = kiln_test_buffer_with(env->context, 2, zeros);
@@ -91,6 +93,13 @@ static struct launch_result run_heavy(struct kiln_test_env *env, size_t groups, 
   result.most_at_once = kiln_test_read_int(env->queue, state, 1);
   assert_cl_success(clReleaseMemObject(out));
   assert_cl_success(clReleaseMemObject(state));
+  return result;
+}
+
+/* With a kernel object of its own: never measured before. */
+static struct launch_result run_heavy(struct kiln_test_env *env, size_t groups, size_t local, bool poll) {
+  cl_kernel kernel = kiln_test_kernel(program, "heavy");
+  struct launch_result result = run_heavy_with(env, kernel, groups, local, poll);
   assert_cl_success(clReleaseKernel(kernel));
   return result;
 }
@@ -121,12 +130,27 @@ static void test_heavy_groups_occupy_both_workers(void **state) { expect_every_s
 
 static void test_workers_alone_share_the_groups(void **state) { expect_every_shape_spread(*state, true); }
 
+/* The second launch of a measured kernel (about 50 ms a thread) runs on the workers alone. */
+static void test_long_launch_leaves_cores_to_workers(void **state) {
+  struct kiln_test_env *env = *state;
+  cl_kernel kernel = kiln_test_kernel(program, "heavy");
+  run_heavy_with(env, kernel, 256, 64, false); /* measures the kernel */
+  struct launch_result r;
+  int tries = 0;
+  do r = run_heavy_with(env, kernel, 256, 64, false);
+  while ((r.line.workers != 2 || r.most_at_once < 2) && ++tries < TRIES);
+  if (r.line.workers != 2 || r.most_at_once < 2)
+    fail_msg("a measured long launch: %u thread(s) ran batches, %d group(s) at once", r.line.workers, r.most_at_once);
+  assert_cl_success(clReleaseKernel(kernel));
+}
+
 int main(void) {
   setenv("KILN_NUM_WORKERS", WORKERS, 1); /* read once, at the first OpenCL call */
   kiln_sched_trace_enable("ndrange-spread");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_heavy_groups_occupy_both_workers),
       cmocka_unit_test(test_workers_alone_share_the_groups),
+      cmocka_unit_test(test_long_launch_leaves_cores_to_workers),
   };
   int failed = cmocka_run_group_tests(tests, setup, teardown);
   kiln_sched_trace_remove();

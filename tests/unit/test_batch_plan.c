@@ -5,9 +5,10 @@
  *   groups as threads, every thread gets work (threads claiming batches in order, as the
  *   worker pool's do), and equal groups finish within one smallest batch of the best
  *   possible time; the claims stay few (about threads x log2(groups / threads));
- * - the cost of a group: kernels with loops go down to one-group batches, loop-free
- *   ones keep 1024 work-items a batch unless a thread would go without; loop-free ranges
- *   under 1024 work-items, and any launch on one thread, are one batch;
+ * - the cost of a group: kernels with loops go down to one-group batches (2 us of measured
+ *   work once measured), loop-free ones keep 1024 work-items a batch, either unless a
+ *   thread would go without; loop-free ranges under 1024 work-items, and any launch on
+ *   one thread, are one batch; a cheap kernel with loops never is;
  * - a few very heavy groups spread over every thread, and uneven groups finish close
  *   to the best time;
  * - cl_arm_scheduling_controls: a batch size is used exactly (capped at the groups), the
@@ -193,6 +194,44 @@ static void test_small_ranges(void **state) {
   assert_int_equal(1, smallest);
 }
 
+/* Kernels with loops, measured: the smallest batch holds 2 us of work, capped at groups /
+ * threads (every thread still gets work, however cheap the groups seemed); never one
+ * batch for being cheap. */
+static void test_measured_long_items(void **state) {
+  (void)state;
+  const struct {
+    uint64_t groups, group_items, item_ns_x1024;
+    unsigned threads;
+    uint64_t smallest;
+  } cases[] = {
+      {4096, 64, 1024, 16, 32},      /* 1 ns a work-item: 64 ns a group, 2000 / 64 -> 32 groups */
+      {4096, 1, 1024, 16, 256},      /* 1 ns a group: 2000, capped at 4096 / 16 */
+      {4096, 64, 1024 * 1000, 16, 1}, /* 64 us a group: one group */
+      {256, 1, 1, 16, 16},           /* all but free: capped at 256 / 16, still 16 batches */
+      {20, 1, 1, 16, 1},             /* fewer groups per thread than one: one group */
+      {4096, 64, 0, 16, 1},          /* never measured: one group */
+  };
+  for (size_t i = 0; i < COUNT(cases); i++) {
+    struct kiln_plan_request r = request_of(cases[i].groups, cases[i].group_items, cases[i].threads, true);
+    r.item_ns_x1024 = cases[i].item_ns_x1024;
+    struct kiln_batch_plan plan;
+    uint64_t largest, smallest;
+    uint64_t batches = plan_checked(&plan, &r, &largest, &smallest);
+    if (plan.smallest != cases[i].smallest)
+      fail_msg("case %zu: smallest batch %llu, expected %llu", i, (unsigned long long)plan.smallest,
+               (unsigned long long)cases[i].smallest);
+    uint64_t taken[64];
+    simulate(&plan, batches, cases[i].threads, NULL, taken);
+    for (unsigned t = 0; t < cases[i].threads && t < cases[i].groups; t++)
+      if (taken[t] == 0) fail_msg("case %zu: thread %u idle", i, t);
+  }
+  /* A tiny range of a cheap kernel with loops is still spread: a batch per thread. */
+  struct kiln_plan_request r = request_of(4, 16, 2, true);
+  r.item_ns_x1024 = 1;
+  struct kiln_batch_plan plan;
+  assert_int_equal(2, plan_checked(&plan, &r, NULL, NULL));
+}
+
 /* The documented shape: first round ceil(groups / 2 threads), halving, then the smallest. */
 static void test_rounds(void **state) {
   (void)state;
@@ -374,6 +413,7 @@ int main(void) {
       cmocka_unit_test(test_tiny_groups_bounded_claims),
       cmocka_unit_test(test_small_ranges),
       cmocka_unit_test(test_rounds),
+      cmocka_unit_test(test_measured_long_items),
       cmocka_unit_test(test_heavy_and_uneven_groups),
       cmocka_unit_test(test_batch_size_hint),
       cmocka_unit_test(test_modifier_on_default),

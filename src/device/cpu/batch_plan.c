@@ -5,6 +5,9 @@
 /* Loop-free kernels: a batch has at least this many work-items, unless that would leave a
  * thread without work. */
 #define MIN_BATCH_ITEMS 1024u
+/* Measured kernels with loops: a batch has at least this much work (a claim costs about
+ * 0.1 us under contention), unless that would leave a thread without work. */
+#define MIN_BATCH_NS 2000u
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
@@ -63,7 +66,11 @@ uint64_t kiln_batch_plan_make(struct kiln_batch_plan *plan, const struct kiln_pl
     plan->first = plan->smallest = groups;
   } else {
     uint64_t group_items = request->group_items ? request->group_items : 1;
-    uint64_t smallest = request->long_items ? 1 : ceil_div(MIN_BATCH_ITEMS, group_items);
+    uint64_t smallest = ceil_div(MIN_BATCH_ITEMS, group_items);
+    if (request->long_items) {
+      unsigned __int128 group_ns_x1024 = (unsigned __int128)group_items * request->item_ns_x1024;
+      smallest = group_ns_x1024 == 0 ? 1 : (uint64_t)(((unsigned __int128)MIN_BATCH_NS * 1024 + group_ns_x1024 - 1) / group_ns_x1024);
+    }
     uint64_t per_thread = groups / threads;
     if (smallest > per_thread) smallest = per_thread ? per_thread : 1;
     uint64_t first = ceil_div(groups, 2 * (uint64_t)threads);

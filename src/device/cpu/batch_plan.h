@@ -11,11 +11,14 @@
  * claims, not one per group. A batch's groups depend only on its index, so a plan can be
  * recorded and replayed, and printf output keeps batch order.
  *
- * The smallest size is the planner's view of a work-group's cost: one group for kernels
- * with loops (a work-item may run for long: a few heavy groups must spread over every
- * thread), enough groups for 1024 work-items otherwise (a claim then costs little beside
- * its work). Loop-free launches of fewer than 1024 work-items are one batch (waking a
- * worker costs more than running them), and so is any launch one thread runs alone.
+ * The smallest size is the planner's view of a work-group's cost. For kernels with loops
+ * (a work-item may run for long: a few heavy groups must spread over every thread): one
+ * group, or, once the kernel's launches were measured (kernel_profile.h), enough groups
+ * for 2 us of work. For loop-free kernels: enough groups for 1024 work-items (a claim then
+ * costs little beside its work). Never so many that a thread would go without work.
+ * Loop-free launches of fewer than 1024 work-items are one batch (waking a worker costs
+ * more than running them), and so is any launch one thread runs alone. A kernel with
+ * loops is never one batch for being cheap so far: its next launch may loop longer.
  *
  * The application's batch size (cl_arm_scheduling_controls) is honoured exactly: every
  * batch has that size. Its modifier is added to the size of every batch, the application's
@@ -33,6 +36,7 @@ struct kiln_plan_request {
   uint64_t group_items;        /* work-items of a full work-group */
   unsigned threads;            /* threads that may run it at once (workers, or a compute-unit limit) */
   bool long_items;             /* the kernel has loops */
+  uint64_t item_ns_x1024;      /* measured nanoseconds per 1024 work-items; 0: unknown */
   uint64_t batch_size;         /* CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM; 0: Kiln picks */
   int64_t modifier;            /* CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM */
 };

@@ -4,7 +4,10 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
+/* A waiting thread runs batches of launches estimated to take less than this per thread. */
+#define HELPED_LAUNCH_NS 200000u
 /* The first block of a worker; later ones double until the kernel's need fits. */
 #define MIN_LOCAL_BLOCK (64u * 1024u)
 
@@ -38,6 +41,18 @@ static void *local_memory(unsigned worker_id, uint64_t bytes) {
   return memory;
 }
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t group_items(const struct kiln_ndrange *range) {
+  return range->local_size[0] * range->local_size[1] * range->local_size[2];
+}
+
+/* Batches of multi-batch launches are timed for the kernel's profile; a launch of one
+ * batch (the small ones, whose latency counts) is not. */
 static bool run_groups(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id) {
   uint64_t first, count;
   kiln_batch_plan_range(&launch->plan, batch, &first, &count);
@@ -46,7 +61,18 @@ static bool run_groups(const struct kiln_ndrange_launch *launch, size_t batch, u
     local = local_memory(worker_id, launch->local_mem_bytes);
     if (!local) return false;
   }
-  return launch->launcher(launch->args, &launch->range, first, count, local) == 0;
+  bool timed = count < launch->plan.groups && launch->profile;
+  uint64_t start = timed ? now_ns() : 0;
+  bool ran = launch->launcher(launch->args, &launch->range, first, count, local) == 0;
+  if (timed && ran) kiln_kernel_profile_record(launch->profile, now_ns() - start, count * group_items(&launch->range));
+  return ran;
+}
+
+bool kiln_ndrange_welcomes_helpers(const struct kiln_ndrange_launch *launch) {
+  const struct kiln_ndrange *r = &launch->range;
+  uint64_t items = r->global_size[0] * r->global_size[1] * r->global_size[2];
+  uint64_t estimate = launch->profile ? kiln_kernel_profile_estimate(launch->profile, items) : 0;
+  return estimate / launch->plan.round_batches < HELPED_LAUNCH_NS;
 }
 
 bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id) {

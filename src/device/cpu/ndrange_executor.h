@@ -7,6 +7,7 @@
 
 #include "device/cpu/batch_plan.h"
 #include "device/cpu/kernel_abi.h"
+#include "device/cpu/kernel_profile.h"
 #include "device/cpu/printf_buffer.h"
 
 #include <stdbool.h>
@@ -18,7 +19,7 @@ struct kiln_ndrange_launch {
   uint64_t local_mem_bytes;    /* per work-group: static + dynamic __local */
   struct kiln_batch_plan plan;
   struct kiln_printf_buffer *printf_buffer; /* kernels that call printf; else NULL */
-  const char *kernel_name;     /* for traces; the command holds the kernel */
+  struct kiln_kernel_profile *profile; /* the kernel's (held by the command): name, cost */
 };
 
 /* Runs batch `batch` on the thread with pool id `worker_id`. Returns false when the
@@ -26,5 +27,10 @@ struct kiln_ndrange_launch {
  * with kiln_printf_buffer_init for the plan's batch count), the batch's printf calls go to
  * it, and the launch's last batch writes its output to stdout before returning. */
 bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id);
+
+/* Whether a thread waiting for the launch should run its batches beside the workers: only
+ * for a launch estimated short (or never measured), where it saves the workers' wake-up
+ * latency; the workers of a long one each have a core, which it would share. */
+bool kiln_ndrange_welcomes_helpers(const struct kiln_ndrange_launch *launch);
 
 #endif

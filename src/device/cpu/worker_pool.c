@@ -67,13 +67,14 @@ static void limit_leave(struct kiln_worker_limit *limit) {
   if (atomic_load(&sleepers) > 0) futex_wake(&wake_seq, 1);
 }
 
-/* Whether a thread may take `job`: a helping thread takes one-batch jobs only. Jobs of
- * several batches are the workers' (they are woken for them): one thread per core. An
- * application thread running batches beside all of them made 17 threads on 16 cores, and
- * a heavy launch 1-6 % slower than 16 threads; beside one woken worker on 2 cores it could
- * share that worker's core while the other idled (6 % slower). */
+/* Whether a thread may take `job`: a helping thread takes one-batch jobs, and jobs of
+ * several batches that welcome helpers; the others are the workers' (they are woken for
+ * them): one thread per core. An application thread running batches of a long launch
+ * beside all the workers made 17 threads on 16 cores, and a heavy launch 1-6 % slower than
+ * 16 threads; beside one woken worker on 2 cores it could share that worker's core while
+ * the other idled (6 % slower). */
 static bool job_takeable(const struct kiln_job *job, bool helper) {
-  return (!helper || job->batch_count == 1) && limit_enter(job->limit);
+  return (!helper || job->batch_count == 1 || job->helpers) && limit_enter(job->limit);
 }
 
 /* Takes a hold on the first queued job this thread may take whose limit has a free place

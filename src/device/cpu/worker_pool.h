@@ -2,8 +2,8 @@
  * started lazily, each pinned to its core. A job is cut into batches; workers claim
  * batches with an atomic counter, so a job with N batches is spread over up to N threads
  * and each batch runs exactly once. Threads blocked in a wait "help": they run one-batch
- * jobs themselves (no wake-up for a small kernel) but leave jobs of several batches to
- * the workers (one thread per core).
+ * jobs themselves (no wake-up for a small kernel), and batches of the other jobs that
+ * welcome helpers (short ones); long jobs are the workers' alone (one thread per core).
  * Idle workers sleep on a futex. Work an application thread enqueues may leave them asleep
  * until kiln_worker_pool_flush (kernel batching: the application's next flush or wait hands
  * it over, and a lone small job is then usually run by the waiting thread itself). Jobs
@@ -38,6 +38,7 @@ struct kiln_job {
   size_t batch_count;          /* >= 1 */
   struct kiln_worker_limit *limit; /* NULL (kiln_job_init's default): no limit */
   unsigned lane;               /* submission lane, < kiln_worker_pool_lane_count(); 0 by default */
+  bool helpers;                /* helping threads may run batches of it (true by default) */
   /* Threads that ran at least one batch; final when `done` runs (scheduling trace). */
   atomic_uint threads;
   /* Pool-private from here on (kiln_job_init sets them up). */
@@ -55,6 +56,7 @@ static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln
   job->batch_count = batch_count;
   job->limit = NULL;
   job->lane = 0;
+  job->helpers = true;
   atomic_init(&job->threads, 0);
   atomic_init(&job->next_batch, 0);
   atomic_init(&job->holds, 1);
@@ -88,7 +90,8 @@ void kiln_worker_pool_flush(void);
 void kiln_worker_pool_run(struct kiln_job *job, unsigned worker_id);
 
 /* For a thread about to block, or flushing in its own thread: hands deferred work beyond
- * one one-batch job to the workers and runs queued one-batch jobs until none is left.
+ * one one-batch job to the workers and runs batches of queued jobs it may help with
+ * (one-batch jobs, and jobs that welcome helpers) until none is left to claim.
  * Returns true when it ran at least one batch (a waiter then re-checks its condition
  * before sleeping). */
 bool kiln_worker_pool_help(void);
