@@ -72,7 +72,7 @@ bool kiln_ndrange_welcomes_helpers(const struct kiln_ndrange_launch *launch) {
   const struct kiln_ndrange *r = &launch->range;
   uint64_t items = r->global_size[0] * r->global_size[1] * r->global_size[2];
   uint64_t estimate = launch->profile ? kiln_kernel_profile_estimate(launch->profile, items) : 0;
-  return estimate / launch->plan.round_batches < HELPED_LAUNCH_NS;
+  return estimate < (uint64_t)HELPED_LAUNCH_NS * launch->plan.round_batches;
 }
 
 bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id) {
