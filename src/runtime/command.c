@@ -85,6 +85,12 @@ void kiln_command_set_batches(struct kiln_command *command, size_t batch_count, 
   atomic_init(&event->batch_status, 0);
 }
 
+void kiln_command_set_stack(struct kiln_command *command, uint64_t bytes) {
+  KILN_COMMAND_EVENT(command)->stack_bytes = bytes;
+}
+
+uint64_t kiln_command_stack(struct kiln_command *command) { return KILN_COMMAND_EVENT(command)->stack_bytes; }
+
 void kiln_command_set_completion(struct kiln_command *command, kiln_command_complete_fn on_complete) {
   KILN_COMMAND_EVENT(command)->on_complete = on_complete;
 }

@@ -66,6 +66,10 @@ void *kiln_command_side_alloc(struct kiln_command *command, size_t size, size_t 
  * the command completes once every batch has run. */
 typedef cl_int (*kiln_command_batch_fn)(struct kiln_command *command, size_t batch, unsigned worker_id);
 void kiln_command_set_batches(struct kiln_command *command, size_t batch_count, kiln_command_batch_fn run_batch);
+/* The stack the command's kernel code needs (kiln_jit_launcher_stack): the scheduler keeps
+ * commands that need more than a helping application thread may give to the workers. */
+void kiln_command_set_stack(struct kiln_command *command, uint64_t bytes);
+uint64_t kiln_command_stack(struct kiln_command *command);
 
 /* Called once when the command completes with its final status (whether it ran or a
  * failed dependency skipped it), before its holds are dropped and its event is seen

@@ -70,6 +70,7 @@ struct _cl_event {
   kiln_command_batch_fn run_batch;    /* multi-batch commands (kiln_command_set_batches) */
   kiln_command_complete_fn on_complete; /* kiln_command_set_completion */
   size_t batch_count;
+  uint64_t stack_bytes;               /* stack its kernels' code needs (kiln_command_set_stack) */
   atomic_int batch_status;            /* first negative status a batch returned, else 0 */
   alignas(16) unsigned char payload[KILN_COMMAND_PAYLOAD_BYTES];
 };

@@ -192,6 +192,8 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_NDRANGE_KERNEL)) != CL_SUCCESS) return err;
   uint64_t local_bytes = kiln_kernel_local_mem_layout(kernel, NULL);
   if (local_bytes > limits->local_mem_size) return CL_OUT_OF_RESOURCES;
+  /* Private memory is on the stack of the thread running the launcher. */
+  if (!kiln_worker_pool_stack_fits(kernel->profile.stack_bytes)) return CL_OUT_OF_RESOURCES;
 
   /* An empty launch completes like a marker once its dependencies have. */
   struct kiln_command *command = kiln_command_create(sink->queue, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);
@@ -227,6 +229,7 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   size_t batches = plan_batches(launch, kernel, sink->queue);
   if (uses_printf) kiln_printf_buffer_init(launch->printf_buffer, KILN_PRINTF_BUFFER_SIZE, batches);
   kiln_command_set_batches(command, batches, run_batch);
+  kiln_command_set_stack(command, kernel->profile.stack_bytes);
   return kiln_command_sink_take(sink, command, CL_FALSE);
 }
 

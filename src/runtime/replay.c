@@ -132,6 +132,11 @@ cl_int kiln_replay_submit(cl_command_queue queue, cl_command_type type, const st
   }
   *(struct kiln_replay_execution *)kiln_command_payload(command) = *execution;
   kiln_command_set_batches(command, 1, run_execution);
+  /* The thread that runs the execution runs its kernels' launchers too. */
+  uint64_t stack = 0;
+  for (size_t i = 0; i < execution->step_count; i++)
+    if (kiln_command_stack(execution->steps[i].command) > stack) stack = kiln_command_stack(execution->steps[i].command);
+  kiln_command_set_stack(command, stack);
   kiln_command_set_completion(command, execution_complete);
   return kiln_command_submit(command, num_events, wait_list, event, CL_FALSE);
 }

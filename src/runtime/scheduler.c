@@ -81,6 +81,7 @@ static void submit_batches(cl_event event) {
   const struct kiln_ndrange_launch *launch;
   if (event->batch_count > 1 && (launch = kiln_ndrange_command_launch(KILN_EVENT_COMMAND(event))))
     event->job.helpers = kiln_ndrange_welcomes_helpers(launch);
+  if (!kiln_worker_pool_helpers_fit(event->stack_bytes)) event->job.helpers = false;
   kiln_worker_pool_submit(&event->job, defer_wake(event));
 }
 

@@ -272,6 +272,42 @@ static void loop_detection(void **state) {
   kiln_module_free(m);
 }
 
+/* kiln_jit_launcher_stack: from the machine code, a launcher's frame (private arrays
+ * included); a 4 MiB private array shows in full, a plain kernel needs well under 64 KiB;
+ * loading the same code from its objects gives the same. */
+static void stack_sizes(void **state) {
+  (void)state;
+  kiln_module *m = compile_ok(
+      "__kernel void small(__global int *p) { p[get_global_id(0)] += 1; }\n"
+      "__kernel void big(__global int *p) { int a[1 << 20]; for (int i = 0; i < (1 << 20); i++) a[i] = p[i & 7] + i;"
+      " p[0] = a[p[1] & ((1 << 20) - 1)]; }\n",
+      "");
+  kiln_module *exe = link_ok(m, "");
+  kiln_jit_program *jit = jit_ok(exe);
+  size_t small_index, big_index;
+  kernel_named(exe, "small", &small_index);
+  kernel_named(exe, "big", &big_index);
+  uint64_t small = kiln_jit_launcher_stack(jit, small_index), big = kiln_jit_launcher_stack(jit, big_index);
+  if (small == 0 || small >= (64u << 10)) fail_msg("small kernel: %llu bytes of stack", (unsigned long long)small);
+  if (big < (4u << 20) || big > (4u << 20) + (1u << 20)) fail_msg("4 MiB private array: %llu bytes", (unsigned long long)big);
+  /* From the objects the JIT compiled (the compiled-code cache's path). */
+  size_t count = kiln_jit_object_count(jit);
+  assert_true(count >= 1);
+  const void *objects[8];
+  size_t sizes[8];
+  for (size_t i = 0; i < count && i < 8; i++) objects[i] = kiln_jit_object(jit, i, &sizes[i]);
+  kiln_jit_program *again = NULL;
+  char *log = NULL;
+  assert_int_equal(KILN_COMPILE_OK, kiln_jit_load_objects(exe, objects, sizes, count, &again, &log));
+  free(log);
+  assert_int_equal(big, kiln_jit_launcher_stack(again, big_index));
+  assert_int_equal(small, kiln_jit_launcher_stack(again, small_index));
+  kiln_jit_free(again);
+  kiln_jit_free(jit);
+  kiln_module_free(exe);
+  kiln_module_free(m);
+}
+
 static void link_errors(void **state) {
   (void)state;
   kiln_module *m = compile_ok("int helper(int);\n__kernel void k(__global int *p) { p[0] = helper(1); }\n", "");
@@ -837,6 +873,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compile_errors_in_log), cmocka_unit_test(feature_macros),
       cmocka_unit_test(kernel_descriptions),   cmocka_unit_test(loop_detection),
+      cmocka_unit_test(stack_sizes),
       cmocka_unit_test(link_errors),
       cmocka_unit_test(vector_add),            cmocka_unit_test(ndrange_3d),
       cmocka_unit_test(local_memory),          cmocka_unit_test(options_reach_clang),

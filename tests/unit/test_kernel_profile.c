@@ -14,7 +14,8 @@
 #include <pthread.h>
 
 static struct kiln_kernel_profile fresh(void) {
-  struct kiln_kernel_profile p = {"k", 0};
+  struct kiln_kernel_profile p = {.name = "k"};
+  atomic_init(&p.ns_per_kilo_item, 0);
   return p;
 }
 

@@ -15,6 +15,7 @@
 
 struct kiln_kernel_profile {
   const char *name;                  /* the kernel's (traces) */
+  uint64_t stack_bytes;              /* its code's stack need (kiln_jit_launcher_stack); 0: unknown */
   _Atomic uint64_t ns_per_kilo_item; /* nanoseconds per 1024 work-items; 0: never measured */
 };
 

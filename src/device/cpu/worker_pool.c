@@ -33,6 +33,7 @@ static atomic_uint sleepers;
 /* Queued jobs whose wake-up was deferred: one-batch jobs, and the batches of the others. */
 static atomic_size_t deferred_single_jobs, deferred_batches;
 static _Thread_local bool takes_jobs; /* a worker, or a thread helping: it takes queued jobs next */
+static _Thread_local bool is_worker;
 static atomic_bool shutting_down;
 static atomic_uint helper_slots;  /* bitmask of helper ids in use */
 static unsigned configured_count;
@@ -74,7 +75,7 @@ static void limit_leave(struct kiln_worker_limit *limit) {
  * 16 threads; beside one woken worker on 2 cores it could share that worker's core while
  * the other idled (6 % slower). */
 static bool job_takeable(const struct kiln_job *job, bool helper) {
-  return (!helper || job->batch_count == 1 || job->helpers) && limit_enter(job->limit);
+  return (!helper || job->helpers) && limit_enter(job->limit);
 }
 
 /* Takes a hold on the first queued job this thread may take whose limit has a free place
@@ -133,6 +134,7 @@ static void *worker_main(void *arg) {
   const struct kiln_cpu_topology *topology = kiln_cpu_topology_get();
   kiln_cpu_topology_bind_thread(id % topology->core_count);
   takes_jobs = true;
+  is_worker = true;
   while (!atomic_load(&shutting_down)) {
     /* Read before looking: a job submitted, or a limit place given back, after the look
      * changes it, and the futex wait then returns at once. */
@@ -159,6 +161,7 @@ static void pool_start(void) {
   if (!workers || !lanes) abort(); /* the device cannot run anything without its workers */
   pthread_attr_t attr;
   pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, KILN_WORKER_STACK_BYTES); /* private memory lives here */
   for (unsigned i = 0; i < count; i++) {
     if (pthread_create(&workers[i], &attr, worker_main, (void *)(uintptr_t)i) != 0) break;
     worker_count++;
@@ -199,9 +202,9 @@ void kiln_worker_pool_submit(struct kiln_job *job, bool defer_wake) {
    * Jobs made ready elsewhere (a user event set by another thread) wake workers at once.
    * The deferred count grows before the job is counted, so a thread that sees the job and
    * then flushes also sees the count. */
-  bool self_served = batches == 1 && atomic_load(&jobs_queued) == 0 && takes_jobs;
+  bool self_served = batches == 1 && atomic_load(&jobs_queued) == 0 && takes_jobs && (is_worker || job->helpers);
   bool deferred = defer_wake && !self_served;
-  if (deferred) atomic_fetch_add(batches == 1 ? &deferred_single_jobs : &deferred_batches, batches);
+  if (deferred) atomic_fetch_add(batches == 1 && job->helpers ? &deferred_single_jobs : &deferred_batches, batches);
   if (job->lane >= lane_count) job->lane = job->lane % lane_count;
   struct lane *lane = &lanes[job->lane];
   if (lane->tail) lane->tail->next = job;
@@ -237,8 +240,30 @@ void kiln_worker_pool_run(struct kiln_job *job, unsigned worker_id) {
   job_work(job, worker_id, false); /* the caller's place belongs to the job it is running */
 }
 
+/* Stack left to the calling thread below the current frame (its stack's low end is looked
+ * up once per thread); SIZE_MAX when it cannot be told. */
+static size_t stack_left(void) {
+  static _Thread_local uintptr_t low;
+  static _Thread_local bool looked_up;
+  if (!looked_up) {
+    looked_up = true;
+    pthread_attr_t attr;
+    void *address;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      if (pthread_attr_getstack(&attr, &address, &size) == 0) low = (uintptr_t)address;
+      pthread_attr_destroy(&attr);
+    }
+  }
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  return low && here > low ? here - low : low ? 0 : SIZE_MAX;
+}
+
 bool kiln_worker_pool_help(void) {
   if (atomic_load_explicit(&jobs_queued, memory_order_acquire) == 0) return false;
+  /* A thread with too little stack left leaves everything to the workers (the caller's
+   * later flush wakes them for the deferred work). */
+  if (stack_left() < KILN_HELPER_STACK_BYTES + KILN_STACK_RESERVE_BYTES) return false;
   unsigned slots = atomic_load(&helper_slots), slot;
   do {
     if (slots == (1u << HELPER_SLOTS) - 1) return false; /* enough helpers already */

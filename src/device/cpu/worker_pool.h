@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct kiln_job;
 /* Runs batch `batch` (0 .. batch_count-1) on the thread identified by `worker_id`
@@ -38,7 +39,8 @@ struct kiln_job {
   size_t batch_count;          /* >= 1 */
   struct kiln_worker_limit *limit; /* NULL (kiln_job_init's default): no limit */
   unsigned lane;               /* submission lane, < kiln_worker_pool_lane_count(); 0 by default */
-  bool helpers;                /* helping threads may run batches of it (true by default) */
+  bool helpers;                /* helping threads may run batches of it (true by default;
+                                  never when it needs more stack than KILN_HELPER_STACK_BYTES) */
   /* Threads that ran at least one batch; final when `done` runs (scheduling trace). */
   atomic_uint threads;
   /* Pool-private from here on (kiln_job_init sets them up). */
@@ -63,6 +65,25 @@ static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln
   atomic_init(&job->batches_done, 0);
   job->next = NULL;
   job->queued = false;
+}
+
+/* Stacks: a worker's is KILN_WORKER_STACK_BYTES (address space; pages are committed as
+ * they are touched); a kernel's private memory lives on it. A thread that helps (an
+ * application thread, whose stack Kiln does not choose) runs only jobs that need at most
+ * KILN_HELPER_STACK_BYTES, and helps only while it has that much stack left and more. */
+#define KILN_WORKER_STACK_BYTES (64u << 20)
+#define KILN_HELPER_STACK_BYTES (1u << 20)
+/* What library code called from kernels (libm, SLEEF, printf, malloc) and the runtime's
+ * own frames may add to a kernel's stack need. */
+#define KILN_STACK_RESERVE_BYTES (256u << 10)
+
+/* Whether a launcher needing `code_bytes` of stack for its own code fits a worker. */
+static inline bool kiln_worker_pool_stack_fits(uint64_t code_bytes) {
+  return code_bytes <= KILN_WORKER_STACK_BYTES - KILN_STACK_RESERVE_BYTES;
+}
+/* Whether helping threads may run a job whose kernels need `code_bytes` of stack. */
+static inline bool kiln_worker_pool_helpers_fit(uint64_t code_bytes) {
+  return code_bytes <= KILN_HELPER_STACK_BYTES - KILN_STACK_RESERVE_BYTES;
 }
 
 /* Sets the worker count before the pool starts (tests; 0 = the device's compute units).

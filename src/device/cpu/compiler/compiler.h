@@ -97,6 +97,11 @@ uint64_t kiln_module_global_variable_bytes(const kiln_module *module);
 typedef struct kiln_jit_program kiln_jit_program;
 int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **log);
 kiln_launcher_fn kiln_jit_launcher(const kiln_jit_program *program, size_t kernel_index);
+/* Bytes of stack one call of that launcher needs for the program's own code: its frame
+ * (all of a work-item's private memory and spills) and the frames of the program's other
+ * functions; from the generated machine code (library functions it calls come on top).
+ * 0: not known. */
+uint64_t kiln_jit_launcher_stack(const kiln_jit_program *program, size_t kernel_index);
 void kiln_jit_free(kiln_jit_program *program);
 
 /* Makes a host function or object visible to JIT-compiled code under `name` (runtime

@@ -11,6 +11,8 @@
 #include <llvm/IR/Module.h>
 
 #include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -36,6 +38,16 @@ constexpr const char *OPTIONS_METADATA = "kiln.options";
 constexpr const char *OPTION_OPT_DISABLE = "opt-disable";
 
 char *dup_log(const std::string &text);
+
+// Runs `work` (a compiler entry point's body, returning a kiln_compile_status) on a thread
+// with a deep stack (deep_stack.cpp); a program nested so deeply that even that stack
+// runs out makes it return KILN_COMPILE_FAILED with *log saying so.
+int run_with_deep_stack(const std::function<int()> &work, char **log);
+
+// Adds the frame size of every function of a relocatable object compiled with
+// EmitStackSizeSection (stack_sizes.cpp) to `sizes`, by symbol name. False when the object
+// has no such section or cannot be read.
+bool read_stack_sizes(llvm::StringRef object_bytes, std::map<std::string, uint64_t> &sizes);
 // A call the launcher replaces by a work-item value (kernel_abi.h): get_local_id and the
 // like. Not the barrier intrinsic, nor other __kiln_ helpers such as printf's.
 inline bool is_work_item_intrinsic(llvm::StringRef name) {

@@ -42,9 +42,8 @@ std::string absolute_path(const char *path) {
 
 }  // namespace
 
-extern "C" int kiln_compiler_compile(const char *source, size_t length, const char *options,
-                                     const struct kiln_cl_header *headers, size_t num_headers, kiln_module **out,
-                                     char **log) {
+static int compile_source(const char *source, size_t length, const char *options, const struct kiln_cl_header *headers,
+                   size_t num_headers, kiln_module **out, char **log) {
   *out = nullptr;
   if (log) *log = nullptr;
   struct kiln_cl_options parsed;
@@ -129,10 +128,18 @@ extern "C" int kiln_compiler_compile(const char *source, size_t length, const ch
   std::string error;
   kiln_module *m = kiln::wrap_module(std::move(context), std::move(module), KILN_MODULE_OBJECT, error);
   if (!m) {
-    if (log) *log = kiln::dup_log(diagnostics + error + "\n");
+    if (log) *log = kiln::dup_log(diagnostics + "error: " + error + "\n");
     return KILN_COMPILE_FAILED;
   }
   *out = m;
   if (log) *log = kiln::dup_log(diagnostics);
   return KILN_COMPILE_OK;
+}
+
+extern "C" int kiln_compiler_compile(const char *source, size_t length, const char *options,
+                                     const struct kiln_cl_header *headers, size_t num_headers, kiln_module **out,
+                                     char **log) {
+  *out = nullptr;
+  return kiln::run_with_deep_stack([&] { return compile_source(source, length, options, headers, num_headers, out, log); },
+                                   log);
 }

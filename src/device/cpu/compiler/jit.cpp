@@ -44,6 +44,7 @@ struct kiln_jit_program {
   std::unique_ptr<LLJIT> jit;
   std::vector<kiln_launcher_fn> launchers;
   std::vector<std::string> objects;  // the machine code compiled for it (empty when loaded from objects)
+  std::vector<uint64_t> stack_bytes; // per launcher: the stack a call needs (stack_sizes.cpp)
 };
 
 namespace {
@@ -172,7 +173,24 @@ Expected<JITTargetMachineBuilder> host_target(bool opt_disable) {
   auto jtmb = JITTargetMachineBuilder::detectHost();
   if (!jtmb) return jtmb.takeError();
   jtmb->setCodeGenOptLevel(opt_disable ? CodeGenOptLevel::None : CodeGenOptLevel::Aggressive);
+  jtmb->getOptions().EmitStackSizeSection = true;  // read back by stack_sizes.cpp
   return jtmb;
+}
+
+// Each launcher's stack need: its own frame, plus every other function of the program
+// (no recursion: a call chain holds each at most once). 0 when the objects carry no stack
+// sizes.
+void measure_stacks(kiln_jit_program &program, const std::vector<StringRef> &objects, size_t count) {
+  std::map<std::string, uint64_t> sizes;
+  bool known = !objects.empty();
+  for (StringRef object : objects) known &= kiln::read_stack_sizes(object, sizes);
+  uint64_t others = 0;
+  for (auto &[name, bytes] : sizes)
+    if (name.rfind("kiln_launcher_", 0) != 0) others += bytes;
+  for (size_t i = 0; i < count; i++) {
+    auto own = sizes.find(launcher_name(i));
+    program.stack_bytes.push_back(known && own != sizes.end() ? own->second + others : 0);
+  }
 }
 
 Error find_launchers(kiln_jit_program &program, size_t count) {
@@ -193,7 +211,7 @@ void kiln_jit_define_symbol(const char *name, void *address) {
   defined_symbols()[name] = address;
 }
 
-int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **log) {
+static int jit_load(const kiln_module *executable, kiln_jit_program **out, char **log) {
   *out = nullptr;
   if (log) *log = nullptr;
   auto fail = [log](const std::string &message) {
@@ -274,6 +292,7 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
   if (Error e = program->jit->addIRModule(ThreadSafeModule(std::move(m), std::move(context))))
     return fail(toString(std::move(e)));
   if (Error e = find_launchers(*program, kernels.size())) return fail(toString(std::move(e)));
+  measure_stacks(*program, std::vector<StringRef>(program->objects.begin(), program->objects.end()), kernels.size());
   *out = program.release();
   if (log) *log = strdup("");
   return KILN_COMPILE_OK;
@@ -281,6 +300,10 @@ int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **
 
 kiln_launcher_fn kiln_jit_launcher(const kiln_jit_program *program, size_t kernel_index) {
   return kernel_index < program->launchers.size() ? program->launchers[kernel_index] : nullptr;
+}
+
+uint64_t kiln_jit_launcher_stack(const kiln_jit_program *program, size_t kernel_index) {
+  return kernel_index < program->stack_bytes.size() ? program->stack_bytes[kernel_index] : 0;
 }
 
 void kiln_jit_free(kiln_jit_program *program) { delete program; }
@@ -295,8 +318,8 @@ const void *kiln_jit_object(const kiln_jit_program *program, size_t index, size_
   return program->objects[index].data();
 }
 
-int kiln_jit_load_objects(const kiln_module *executable, const void *const *objects, const size_t *sizes,
-                          size_t count, kiln_jit_program **out, char **log) {
+static int jit_load_objects(const kiln_module *executable, const void *const *objects, const size_t *sizes,
+                            size_t count, kiln_jit_program **out, char **log) {
   *out = nullptr;
   if (log) *log = nullptr;
   auto fail = [log](const std::string &message) {
@@ -317,6 +340,9 @@ int kiln_jit_load_objects(const kiln_module *executable, const void *const *obje
     if (Error e = program->jit->addObjectFile(std::move(buffer))) return fail(toString(std::move(e)));
   }
   if (Error e = find_launchers(*program, executable->kernels.size())) return fail(toString(std::move(e)));
+  std::vector<StringRef> given;
+  for (size_t i = 0; i < count; i++) given.emplace_back(static_cast<const char *>(objects[i]), sizes[i]);
+  measure_stacks(*program, given, executable->kernels.size());
   *out = program.release();
   if (log) *log = strdup("");
   return KILN_COMPILE_OK;
@@ -334,5 +360,17 @@ const char *kiln_jit_host_identity(void) {
 }
 
 unsigned long kiln_jit_code_generations(void) { return code_generations.load(); }
+
+int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **log) {
+  *out = nullptr;
+  return kiln::run_with_deep_stack([&] { return jit_load(executable, out, log); }, log);
+}
+
+int kiln_jit_load_objects(const kiln_module *executable, const void *const *objects, const size_t *sizes, size_t count,
+                          kiln_jit_program **out, char **log) {
+  *out = nullptr;
+  return kiln::run_with_deep_stack([&] { return jit_load_objects(executable, objects, sizes, count, out, log); },
+                                   log);
+}
 
 }  // extern "C"

@@ -170,9 +170,11 @@ struct SplitKernel {
   std::map<BasicBlock *, uint32_t> barrier_blocks;  // barrier block -> id of the region after it
   std::vector<Region> regions;                      // regions[0] starts at the entry
   std::vector<std::pair<AllocaInst *, uint64_t>> slots;  // frame offsets
-  uint64_t frame_size = 0;
+  uint64_t frame_size = 0;   // the stride between work-items' frames: a multiple of frame_align
+  uint64_t frame_align = 16; // the largest slot alignment; the frames start aligned to it too
   std::vector<std::pair<AllocaInst *, uint64_t>> uniform_slots;  // offsets in the uniform buffers
   uint64_t uniform_size = 0;
+  uint64_t uniform_align = 16;
 };
 
 // What differs between the work-items of a group, told to LLVM's uniformity analysis
@@ -411,15 +413,20 @@ bool split_kernel(Function &w, SplitKernel &s, std::string &error) {
       error = "kernel " + w.getName().str() + ": dynamic stack allocation with barriers";
       return false;
     }
-    uint64_t align = std::min<uint64_t>(a->getAlign().value(), KILN_LOCAL_MEM_ALIGN);
+    // Accesses keep the slot's alignment (a <4 x double> slot of align 32 is stored with
+    // 32-byte vector moves): the frame stride is rounded to the largest slot alignment, so
+    // every work-item's slots are aligned, not only work-item 0's.
+    uint64_t align = a->getAlign().value();
     bool is_uniform = uniform_allocas.count(a) != 0;
     uint64_t &size = is_uniform ? s.uniform_size : s.frame_size;
+    uint64_t &max_align = is_uniform ? s.uniform_align : s.frame_align;
     size = (size + align - 1) / align * align;
+    max_align = std::max(max_align, align);
     (is_uniform ? s.uniform_slots : s.slots).emplace_back(a, size);
     size += a->getAllocationSize(dl)->getFixedValue();
   }
-  s.frame_size = (s.frame_size + 15) / 16 * 16;
-  if (s.frame_size == 0) s.frame_size = 16;
+  s.frame_size = (s.frame_size + s.frame_align - 1) / s.frame_align * s.frame_align;
+  if (s.frame_size == 0) s.frame_size = s.frame_align;
 
   for (BasicBlock *start : region_starts) {
     Region r{start, {start}};
@@ -530,7 +537,8 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
         });
       });
     });
-    if (s.uniform_size) b.CreateMemCpy(uniform.current, Align(16), uniform.next, Align(16), s.uniform_size);
+    if (s.uniform_size)
+      b.CreateMemCpy(uniform.current, Align(s.uniform_align), uniform.next, Align(s.uniform_align), s.uniform_size);
     b.CreateBr(dispatch);
   }
   b.SetInsertPoint(group_done);
@@ -631,8 +639,8 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     ArrayType *buffer_type = ArrayType::get(b.getInt8Ty(), std::max<uint64_t>(split.uniform_size, 1));
     AllocaInst *current = b.CreateAlloca(buffer_type, nullptr, "uniform_current");
     AllocaInst *next = b.CreateAlloca(buffer_type, nullptr, "uniform_next");
-    current->setAlignment(Align(16));
-    next->setAlignment(Align(16));
+    current->setAlignment(Align(split.uniform_align));
+    next->setAlignment(Align(split.uniform_align));
     uniform.current = current;
     uniform.next = next;
     for (auto &[a, offset] : split.uniform_slots) {
@@ -641,11 +649,12 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
       uniform.copies[a] = copy;
     }
     Value *items = b.CreateMul(b.CreateMul(v.enqueued_local_size[0], v.enqueued_local_size[1]), v.enqueued_local_size[2]);
-    Value *bytes = b.CreateAdd(b.CreateMul(items, b.getInt64(split.frame_size)), b.getInt64(KILN_LOCAL_MEM_ALIGN));
+    uint64_t frames_align = std::max<uint64_t>(KILN_LOCAL_MEM_ALIGN, split.frame_align);
+    Value *bytes = b.CreateAdd(b.CreateMul(items, b.getInt64(split.frame_size)), b.getInt64(frames_align));
     FunctionCallee malloc_fn = m.getOrInsertFunction("malloc", FunctionType::get(ptr, {i64}, false));
     frames_memory = b.CreateCall(malloc_fn, {bytes}, "frames_memory");
     Value *address = b.CreatePtrToInt(frames_memory, i64);
-    Value *pad = b.CreateAnd(b.CreateNeg(address), b.getInt64(KILN_LOCAL_MEM_ALIGN - 1));
+    Value *pad = b.CreateAnd(b.CreateNeg(address), b.getInt64(frames_align - 1));
     frames = b.CreateInBoundsGEP(b.getInt8Ty(), frames_memory, pad, "frames");
     no_memory = BasicBlock::Create(c, "no_memory", f);
     BasicBlock *have_memory = BasicBlock::Create(c, "have_memory", f);

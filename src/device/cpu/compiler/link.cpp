@@ -131,8 +131,8 @@ bool link_builtin_library(Module &m, std::string &error) {
 
 }  // namespace kiln
 
-extern "C" int kiln_compiler_link(kiln_module *const *inputs, size_t num_inputs, const char *options,
-                                  bool create_library, kiln_module **out, char **log) {
+static int link_modules(kiln_module *const *inputs, size_t num_inputs, const char *options, bool create_library,
+                kiln_module **out, char **log) {
   *out = nullptr;
   if (log) *log = nullptr;
   struct kiln_cl_options parsed;
@@ -199,4 +199,10 @@ extern "C" int kiln_compiler_link(kiln_module *const *inputs, size_t num_inputs,
   }
   if (log) *log = kiln::dup_log(s.log);
   return status;
+}
+
+extern "C" int kiln_compiler_link(kiln_module *const *inputs, size_t num_inputs, const char *options,
+                                  bool create_library, kiln_module **out, char **log) {
+  *out = nullptr;
+  return kiln::run_with_deep_stack([&] { return link_modules(inputs, num_inputs, options, create_library, out, log); }, log);
 }

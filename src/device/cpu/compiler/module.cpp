@@ -5,7 +5,9 @@
 #include "device/cpu/compiler/module_binary.h"
 
 #include <CL/cl.h>
+#include <llvm/ADT/SCCIterator.h>
 #include <llvm/Analysis/CFG.h>
+#include <llvm/Analysis/CallGraph.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
@@ -19,6 +21,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -88,6 +91,36 @@ bool has_loops(Function &kernel) {
     if (!back_edges.empty()) return true;
   }
   return false;
+}
+
+// OpenCL C forbids recursion (6.11 restriction j): a cycle in the call graph among the
+// module's defined functions, described as "f -> g -> f"; "" when there is none.
+static std::string find_recursion(Module &m) {
+  CallGraph graph(m);
+  for (scc_iterator<CallGraph *> scc = scc_begin(&graph); !scc.isAtEnd(); ++scc) {
+    if (!scc.hasCycle() || !(*scc).front()->getFunction()) continue;
+    // A call path from the SCC's first function back to it (breadth first, inside the SCC).
+    std::set<CallGraphNode *> members((*scc).begin(), (*scc).end());
+    CallGraphNode *start = (*scc).front();
+    std::map<CallGraphNode *, CallGraphNode *> parent;
+    std::vector<CallGraphNode *> queue{start};
+    CallGraphNode *last = nullptr;
+    for (size_t i = 0; i < queue.size() && !last; i++)
+      for (const auto &edge : *queue[i]) {
+        CallGraphNode *callee = edge.second;
+        if (callee == start) {
+          last = queue[i];
+          break;
+        }
+        if (members.count(callee) && parent.emplace(callee, queue[i]).second) queue.push_back(callee);
+      }
+    std::vector<std::string> path{start->getFunction()->getName().str()};
+    for (CallGraphNode *n = last; n && n != start; n = parent[n]) path.insert(path.begin() + 1, n->getFunction()->getName().str());
+    std::string cycle;
+    for (const std::string &name : path) cycle += name + " -> ";
+    return cycle + path.front();
+  }
+  return "";
 }
 
 // The functions whose instructions use a constant (through constant expressions).
@@ -287,6 +320,12 @@ namespace kiln {
 
 kiln_module *wrap_module(std::unique_ptr<LLVMContext> context, std::unique_ptr<Module> module,
                          enum kiln_module_kind kind, std::string &error) {
+  std::string cycle = find_recursion(*module);
+  if (!cycle.empty()) {
+    error = "recursion is not allowed in OpenCL C: " + cycle;
+    module.reset();  // before its context
+    return nullptr;
+  }
   auto m = std::make_unique<kiln_module>();
   m->kind = kind;
   for (Function &f : *module)
@@ -329,7 +368,7 @@ int kiln_module_serialize(const kiln_module *module, void **bytes, size_t *size)
   return kiln_binary_wrap((uint32_t)module->kind, buffer.data(), buffer.size(), bytes, size);
 }
 
-int kiln_module_deserialize(const void *bytes, size_t size, kiln_module **out, char **log) {
+static int deserialize(const void *bytes, size_t size, kiln_module **out, char **log) {
   *out = nullptr;
   uint32_t kind = 0;
   const void *payload = nullptr;
@@ -355,6 +394,11 @@ int kiln_module_deserialize(const void *bytes, size_t size, kiln_module **out, c
   *out = m;
   if (log) *log = strdup("");
   return KILN_COMPILE_OK;
+}
+
+int kiln_module_deserialize(const void *bytes, size_t size, kiln_module **out, char **log) {
+  *out = nullptr;
+  return kiln::run_with_deep_stack([&] { return deserialize(bytes, size, out, log); }, log);
 }
 
 }  // extern "C"
