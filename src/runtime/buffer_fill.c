@@ -53,6 +53,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_m
                                                     size_t pattern_size, size_t offset, size_t size,
                                                     cl_uint num_events, const cl_event *wait_list,
                                                     cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_mem_fill(&sink, buffer, pattern, pattern_size, offset, size);

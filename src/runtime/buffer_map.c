@@ -124,6 +124,7 @@ CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem
                                                   cl_map_flags map_flags, size_t offset, size_t size,
                                                   cl_uint num_events, const cl_event *wait_list, cl_event *event,
                                                   cl_int *errcode_ret) {
+  KILN_API_CALL;
   cl_int err;
   void *ptr = map_buffer(queue, buffer, blocking_map, map_flags, offset, size, num_events, wait_list, event, &err);
   if (errcode_ret) *errcode_ret = err;
@@ -133,6 +134,7 @@ CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void *mapped_ptr,
                                                         cl_uint num_events, const cl_event *wait_list,
                                                         cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
   if (!kiln_mem_is_valid(memobj)) return CL_INVALID_MEM_OBJECT;
   if (memobj->context != kiln_queue_context(queue)) return CL_INVALID_CONTEXT;

@@ -44,6 +44,7 @@ static cl_int check_host_transfer(cl_command_queue queue, cl_mem buffer, size_t 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking_read,
                                                     size_t offset, size_t size, void *ptr, cl_uint num_events,
                                                     const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
   cl_int err = check_host_transfer(queue, buffer, offset, size, ptr);
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_host_can_read(buffer)) return CL_INVALID_OPERATION;
@@ -58,6 +59,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_m
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking_write,
                                                      size_t offset, size_t size, const void *ptr, cl_uint num_events,
                                                      const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
   cl_int err = check_host_transfer(queue, buffer, offset, size, ptr);
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_host_can_write(buffer)) return CL_INVALID_OPERATION;
@@ -97,6 +99,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue queue, cl_m
                                                     size_t src_offset, size_t dst_offset, size_t size,
                                                     cl_uint num_events, const cl_event *wait_list,
                                                     cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_mem_copy(&sink, src, dst, src_offset, dst_offset, size);
@@ -207,6 +210,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue queue, 
                                                         size_t buffer_slice_pitch, size_t host_row_pitch,
                                                         size_t host_slice_pitch, void *ptr, cl_uint num_events,
                                                         const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
   return enqueue_host_rect(queue, buffer, true, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch,
                            buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, wait_list, event);
 }
@@ -218,6 +222,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue queue,
                                                          size_t host_row_pitch, size_t host_slice_pitch,
                                                          const void *ptr, cl_uint num_events,
                                                          const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
   return enqueue_host_rect(queue, buffer, false, blocking_write, buffer_origin, host_origin, region,
                            buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, (void *)ptr,
                            num_events, wait_list, event);
@@ -294,6 +299,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue queue, 
                                                         size_t src_slice_pitch, size_t dst_row_pitch,
                                                         size_t dst_slice_pitch, cl_uint num_events,
                                                         const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_mem_copy_rect(&sink, src, dst, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch,

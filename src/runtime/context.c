@@ -61,6 +61,7 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContext(const cl_context_properties 
                                                     const cl_device_id *devices,
                                                     kiln_context_notify_fn pfn_notify, void *user_data,
                                                     cl_int *errcode_ret) {
+  KILN_API_CALL;
   cl_int err = CL_SUCCESS;
   cl_context context = NULL;
   if (!devices || num_devices == 0 || (!pfn_notify && user_data)) {
@@ -105,6 +106,7 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContextFromType(const cl_context_pro
                                                             cl_device_type device_type,
                                                             kiln_context_notify_fn pfn_notify, void *user_data,
                                                             cl_int *errcode_ret) {
+  KILN_API_CALL;
   const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
                                CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
   cl_int err = CL_SUCCESS;
@@ -122,16 +124,19 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContextFromType(const cl_context_pro
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainContext(cl_context context) {
+  KILN_API_CALL;
   return kiln_object_api_retain(context, KILN_OBJECT_CONTEXT, CL_INVALID_CONTEXT);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseContext(cl_context context) {
+  KILN_API_CALL;
   return kiln_object_api_release(context, KILN_OBJECT_CONTEXT, CL_INVALID_CONTEXT);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name,
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
   switch (param_name) {
   case CL_CONTEXT_REFERENCE_COUNT:
@@ -150,6 +155,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_
 CL_API_ENTRY cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context,
                                                                void(CL_CALLBACK *pfn_notify)(cl_context, void *),
                                                                void *user_data) {
+  KILN_API_CALL;
   if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
   if (!pfn_notify) return CL_INVALID_VALUE;
   struct kiln_context_destructor *d = malloc(sizeof *d);

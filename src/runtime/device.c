@@ -48,6 +48,7 @@ cl_device_id kiln_device_get(void) {
 
 CL_API_ENTRY cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type,
                                                cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices) {
+  KILN_API_CALL;
   const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
                                CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
   /* NULL selects our platform, as in clGetPlatformInfo. */
@@ -70,6 +71,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
                                                    const cl_device_partition_property *properties,
                                                    cl_uint num_devices, cl_device_id *out_devices,
                                                    cl_uint *num_devices_ret) {
+  KILN_API_CALL;
   (void)properties, (void)num_devices, (void)out_devices, (void)num_devices_ret;
   if (!kiln_device_is_valid(in_device)) return CL_INVALID_DEVICE;
   return CL_INVALID_VALUE;
@@ -77,9 +79,11 @@ CL_API_ENTRY cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
 
 /* Root devices are not reference counted. */
 CL_API_ENTRY cl_int CL_API_CALL clRetainDevice(cl_device_id device) {
+  KILN_API_CALL;
   return kiln_device_is_valid(device) ? CL_SUCCESS : CL_INVALID_DEVICE;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseDevice(cl_device_id device) {
+  KILN_API_CALL;
   return kiln_device_is_valid(device) ? CL_SUCCESS : CL_INVALID_DEVICE;
 }

@@ -122,6 +122,7 @@ static cl_int device_info_from_providers(cl_device_id device, cl_device_info par
 CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name,
                                                 size_t param_value_size, void *param_value,
                                                 size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_device_is_valid(device)) return CL_INVALID_DEVICE;
   const struct kiln_cpu_topology *topology = device->topology;
   switch (param_name) {

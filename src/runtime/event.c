@@ -205,6 +205,7 @@ cl_int kiln_event_wait(cl_event event) {
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list) {
+  KILN_API_CALL;
   if (num_events == 0 || !event_list) return CL_INVALID_VALUE;
   for (cl_uint i = 0; i < num_events; i++)
     if (!kiln_event_is_valid(event_list[i])) return CL_INVALID_EVENT;
@@ -223,6 +224,7 @@ CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_eve
 
 CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size,
                                                void *param_value, size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_event_is_valid(event)) return CL_INVALID_EVENT;
   switch (param_name) {
   case CL_EVENT_COMMAND_QUEUE:
@@ -242,16 +244,19 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info par
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainEvent(cl_event event) {
+  KILN_API_CALL;
   return kiln_object_api_retain(event, KILN_OBJECT_EVENT, CL_INVALID_EVENT);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseEvent(cl_event event) {
+  KILN_API_CALL;
   return kiln_object_api_release(event, KILN_OBJECT_EVENT, CL_INVALID_EVENT);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name,
                                                         size_t param_value_size, void *param_value,
                                                         size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_event_is_valid(event)) return CL_INVALID_EVENT;
   cl_ulong value;
   switch (param_name) {

@@ -57,6 +57,7 @@ __attribute__((destructor)) static void callbacks_shutdown(void) {
 CL_API_ENTRY cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int command_exec_callback_type,
                                                    void (CL_CALLBACK *pfn_notify)(cl_event, cl_int, void *),
                                                    void *user_data) {
+  KILN_API_CALL;
   if (!kiln_event_is_valid(event)) return CL_INVALID_EVENT;
   if (!pfn_notify || (command_exec_callback_type != CL_SUBMITTED && command_exec_callback_type != CL_RUNNING &&
                       command_exec_callback_type != CL_COMPLETE))

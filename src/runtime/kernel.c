@@ -57,6 +57,7 @@ static cl_kernel fail(cl_int *errcode_ret, cl_int err) {
 }
 
 CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret) {
+  KILN_API_CALL;
   if (!kiln_program_is_valid(program)) return fail(errcode_ret, CL_INVALID_PROGRAM);
   cl_int err = CL_SUCCESS;
   cl_kernel kernel = NULL;
@@ -78,6 +79,7 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char
 
 CL_API_ENTRY cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels,
                                                          cl_uint *num_kernels_ret) {
+  KILN_API_CALL;
   if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
   cl_int err = CL_SUCCESS;
   size_t created = 0;
@@ -103,6 +105,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_
 }
 
 CL_API_ENTRY cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret) {
+  KILN_API_CALL;
   if (!kiln_kernel_is_valid(source_kernel)) return fail(errcode_ret, CL_INVALID_KERNEL);
   cl_program program = source_kernel->program;
   cl_int err;
@@ -123,9 +126,11 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainKernel(cl_kernel kernel) {
+  KILN_API_CALL;
   return kiln_object_api_retain(kernel, KILN_OBJECT_KERNEL, CL_INVALID_KERNEL);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel) {
+  KILN_API_CALL;
   return kiln_object_api_release(kernel, KILN_OBJECT_KERNEL, CL_INVALID_KERNEL);
 }

@@ -20,6 +20,7 @@ static cl_int set_mem_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc *a
 
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                                const void *arg_value) {
+  KILN_API_CALL;
   if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
   if (arg_index >= kernel->desc->num_args) return CL_INVALID_ARG_INDEX;
   const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
@@ -70,6 +71,7 @@ uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args) {
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value) {
+  KILN_API_CALL;
   (void)arg_index, (void)arg_value;
   if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
   return CL_INVALID_OPERATION; /* CL_DEVICE_SVM_CAPABILITIES is 0 */
@@ -110,6 +112,7 @@ static cl_int record_exec_info(cl_kernel kernel, cl_kernel_exec_info name, uint6
 
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
                                                     size_t param_value_size, const void *param_value) {
+  KILN_API_CALL;
   if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
   switch (param_name) {
   case CL_KERNEL_EXEC_INFO_SVM_PTRS:

@@ -46,6 +46,7 @@ size_t kiln_kernel_max_work_group_size(cl_kernel kernel) {
 
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size,
                                                 void *param_value, size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
   switch (param_name) {
   case CL_KERNEL_FUNCTION_NAME:
@@ -68,6 +69,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_index, cl_kernel_arg_info param_name,
                                                    size_t param_value_size, void *param_value,
                                                    size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
   if (arg_index >= kernel->desc->num_args) return CL_INVALID_ARG_INDEX;
   const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
@@ -109,6 +111,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
                                                          cl_kernel_work_group_info param_name,
                                                          size_t param_value_size, void *param_value,
                                                          size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
   if (!device_ok(kernel, device)) return CL_INVALID_DEVICE;
   const struct kiln_kernel_desc *desc = kernel->desc;
@@ -140,6 +143,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
                                                         cl_kernel_sub_group_info param_name, size_t input_value_size,
                                                         const void *input_value, size_t param_value_size,
                                                         void *param_value, size_t *param_value_size_ret) {
+  KILN_API_CALL;
   (void)param_name, (void)input_value_size, (void)input_value, (void)param_value_size, (void)param_value,
       (void)param_value_size_ret;
   if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
@@ -152,6 +156,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfoKHR(cl_kernel kernel, cl_
                                                            size_t input_value_size, const void *input_value,
                                                            size_t param_value_size, void *param_value,
                                                            size_t *param_value_size_ret) {
+  KILN_API_CALL;
   return clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size,
                                  param_value, param_value_size_ret);
 }

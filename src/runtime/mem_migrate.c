@@ -12,6 +12,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue queu
                                                            const cl_mem *mem_objects, cl_mem_migration_flags flags,
                                                            cl_uint num_events, const cl_event *wait_list,
                                                            cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
   if (num_mem_objects == 0 || !mem_objects) return CL_INVALID_VALUE;
   cl_context context = kiln_queue_context(queue);

@@ -125,26 +125,31 @@ static cl_mem create_buffer(cl_context context, const cl_mem_properties *propert
 
 CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr,
                                                cl_int *errcode_ret) {
+  KILN_API_CALL;
   return create_buffer(context, NULL, flags, size, host_ptr, errcode_ret);
 }
 
 CL_API_ENTRY cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties,
                                                              cl_mem_flags flags, size_t size, void *host_ptr,
                                                              cl_int *errcode_ret) {
+  KILN_API_CALL;
   return create_buffer(context, properties, flags, size, host_ptr, errcode_ret);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainMemObject(cl_mem memobj) {
+  KILN_API_CALL;
   return kiln_object_api_retain(memobj, KILN_OBJECT_MEM, CL_INVALID_MEM_OBJECT);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj) {
+  KILN_API_CALL;
   return kiln_object_api_release(memobj, KILN_OBJECT_MEM, CL_INVALID_MEM_OBJECT);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj,
                                                                  void(CL_CALLBACK *pfn_notify)(cl_mem, void *),
                                                                  void *user_data) {
+  KILN_API_CALL;
   if (!kiln_mem_is_valid(memobj)) return CL_INVALID_MEM_OBJECT;
   if (!pfn_notify) return CL_INVALID_VALUE;
   struct kiln_mem_destructor *d = malloc(sizeof *d);
@@ -160,6 +165,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj,
 
 CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size,
                                                    void *param_value, size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_mem_is_valid(memobj)) return CL_INVALID_MEM_OBJECT;
   switch (param_name) {
   case CL_MEM_TYPE:

@@ -40,6 +40,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_q
                                                       size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list,
                                                       const void **args_mem_loc, cl_uint num_events_in_wait_list,
                                                       const cl_event *event_wait_list, cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_NATIVE_KERNEL, num_events_in_wait_list,
                                           event_wait_list, event);

@@ -256,6 +256,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
                                                        const size_t *global_work_size, const size_t *local_work_size,
                                                        cl_uint num_events_in_wait_list,
                                                        const cl_event *event_wait_list, cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   if (kiln_queue_has_extension_properties(&command_queue->config)) {
     unsigned count;
@@ -275,6 +276,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel,
                                               cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                               cl_event *event) {
+  KILN_API_CALL;
   const size_t one = 1;
   return clEnqueueNDRangeKernel(command_queue, kernel, 1, NULL, &one, &one, num_events_in_wait_list,
                                 event_wait_list, event);

@@ -64,11 +64,75 @@ static size_t registry_find_locked(uintptr_t key) {
   return SIZE_MAX;
 }
 
+/* The objects held by the calls running on this thread: a stack, each scope owning the
+ * entries above its mark. Allocated on a thread's first entry-point call; freed at thread
+ * exit. initial-exec: one pointer of static TLS, no lookup function on every call. */
+struct call_holds {
+  unsigned depth;
+  size_t count, capacity;
+  struct kiln_object **items;
+  struct kiln_object *inline_items[32];
+};
+static __attribute__((tls_model("initial-exec"))) _Thread_local struct call_holds *thread_holds;
+static pthread_key_t holds_key;
+static pthread_once_t holds_key_once = PTHREAD_ONCE_INIT;
+
+static void holds_free(void *memory) {
+  struct call_holds *holds = memory;
+  if (holds->items != holds->inline_items) free(holds->items);
+  free(holds);
+}
+
+static void holds_key_create(void) { pthread_key_create(&holds_key, holds_free); }
+
+struct kiln_call_scope kiln_call_scope_enter(void) {
+  struct call_holds *holds = thread_holds;
+  if (!holds) {
+    pthread_once(&holds_key_once, holds_key_create);
+    holds = calloc(1, sizeof *holds);
+    if (!holds) abort(); /* a few hundred bytes per thread, once */
+    holds->items = holds->inline_items;
+    holds->capacity = sizeof holds->inline_items / sizeof holds->inline_items[0];
+    pthread_setspecific(holds_key, holds);
+    thread_holds = holds;
+  }
+  holds->depth++;
+  return (struct kiln_call_scope){holds->count};
+}
+
+void kiln_call_scope_exit(struct kiln_call_scope *scope) {
+  struct call_holds *holds = thread_holds;
+  /* A release may destroy an object whose destruction validates others: they are pushed
+   * above the mark and released by this same loop. */
+  while (holds->count > scope->mark) kiln_object_release(holds->items[--holds->count]);
+  holds->depth--;
+}
+
+/* Holds `object` until the current call returns (nothing outside a call). */
+static void hold_for_call(struct kiln_object *object) {
+  struct call_holds *holds = thread_holds;
+  if (!holds || holds->depth == 0) return;
+  if (holds->count == holds->capacity) {
+    size_t capacity = holds->capacity * 2;
+    struct kiln_object **items = malloc(capacity * sizeof *items);
+    if (!items) abort(); /* the handle was validated: the call relies on holding it */
+    memcpy(items, holds->items, holds->count * sizeof *items);
+    if (holds->items != holds->inline_items) free(holds->items);
+    holds->items = items;
+    holds->capacity = capacity;
+  }
+  kiln_object_retain(object);
+  holds->items[holds->count++] = object;
+}
+
 bool kiln_object_is_valid(const void *handle, kiln_object_type type) {
   if (!handle) return false;
   pthread_rwlock_rdlock(&registry_lock);
   bool valid = registry_find_locked((uintptr_t)handle) != SIZE_MAX &&
                ((const struct kiln_object *)handle)->type == type;
+  /* Under the read lock: the final API release, which unregisters under the write lock,
+   * cannot come in between; the object lives at least until the call returns. */
+  if (valid) hold_for_call((struct kiln_object *)handle);
   pthread_rwlock_unlock(&registry_lock);
   return valid;
 }
@@ -149,19 +213,33 @@ struct object_block_prefix {
 #define PREFIX_BYTES ((sizeof(struct object_block_prefix) + 15) & ~(size_t)15)
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct object_block_prefix *pool_free[KILN_OBJECT_TYPE_COUNT];
+/* Per type, freed blocks in the order they were freed (oldest first). */
+struct free_fifo {
+  struct object_block_prefix *head, *tail;
+  size_t count;
+};
+static struct free_fifo pool_free[KILN_OBJECT_TYPE_COUNT];
 static atomic_size_t objects_in_use[KILN_OBJECT_TYPE_COUNT];
 
-void *kiln_object_alloc(kiln_object_type type, size_t size) {
-  struct object_block_prefix *block = NULL;
-  pthread_mutex_lock(&pool_lock);
-  for (struct object_block_prefix **link = &pool_free[type]; *link; link = &(*link)->next_free) {
-    if ((*link)->size >= size) {
-      block = *link;
-      *link = block->next_free;
-      break;
-    }
+/* The oldest freed block of `type` large enough, once the quarantine is full; else NULL. */
+static struct object_block_prefix *reuse_block(kiln_object_type type, size_t size) {
+  struct free_fifo *fifo = &pool_free[type];
+  if (fifo->count <= KILN_OBJECT_QUARANTINE) return NULL;
+  struct object_block_prefix *prev = NULL;
+  for (struct object_block_prefix *block = fifo->head; block; prev = block, block = block->next_free) {
+    if (block->size < size) continue;
+    if (prev) prev->next_free = block->next_free;
+    else fifo->head = block->next_free;
+    if (fifo->tail == block) fifo->tail = prev;
+    fifo->count--;
+    return block;
   }
+  return NULL;
+}
+
+void *kiln_object_alloc(kiln_object_type type, size_t size) {
+  pthread_mutex_lock(&pool_lock);
+  struct object_block_prefix *block = reuse_block(type, size);
   pthread_mutex_unlock(&pool_lock);
   atomic_fetch_add_explicit(&objects_in_use[type], 1, memory_order_relaxed);
   if (block) {
@@ -191,8 +269,12 @@ void kiln_object_free(struct kiln_object *object) {
   object->dispatch = &kiln_dispatch;
   object->type = 0; /* no longer any type: a racing validation fails */
   pthread_mutex_lock(&pool_lock);
-  block->next_free = pool_free[type];
-  pool_free[type] = block;
+  struct free_fifo *fifo = &pool_free[type];
+  block->next_free = NULL;
+  if (fifo->tail) fifo->tail->next_free = block;
+  else fifo->head = block;
+  fifo->tail = block;
+  fifo->count++;
   pthread_mutex_unlock(&pool_lock);
   atomic_fetch_sub_explicit(&objects_in_use[type], 1, memory_order_relaxed);
 }

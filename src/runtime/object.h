@@ -49,8 +49,23 @@ void kiln_object_init(struct kiln_object *object, kiln_object_type type, kiln_ob
 /* Sets the header up for an object the application never sees (refs = 1, api_refs = 0, not registered). */
 void kiln_object_init_internal(struct kiln_object *object, kiln_object_type type, kiln_object_destroy_fn destroy);
 
-/* True when `handle` is a live, API-visible object of `type`. */
+/* True when `handle` is a live, API-visible object of `type`. Inside an entry point's call
+ * (KILN_API_CALL), the object then stays allocated until the call returns, even when
+ * another thread releases it meanwhile: validating a handle and then using it is no race. */
 bool kiln_object_is_valid(const void *handle, kiln_object_type type);
+
+/* The first statement of every entry point: the call's scope. Objects validated during
+ * the call are held (an internal reference each) and released when it returns; nested
+ * entry-point calls have scopes of their own. Threads outside any call (workers) hold
+ * nothing: they only work on objects their commands hold. */
+struct kiln_call_scope {
+  size_t mark;
+};
+struct kiln_call_scope kiln_call_scope_enter(void);
+void kiln_call_scope_exit(struct kiln_call_scope *scope);
+#define KILN_API_CALL                                                                       \
+  struct kiln_call_scope kiln_api_call_scope __attribute__((cleanup(kiln_call_scope_exit))) = \
+      kiln_call_scope_enter()
 
 void kiln_object_retain(struct kiln_object *object);          /* internal hold */
 void kiln_object_release(struct kiln_object *object);         /* internal hold; may destroy */
@@ -70,8 +85,12 @@ size_t kiln_object_registry_count(void);
 /* Memory for handle structs. Freed blocks are kept per type for reuse rather than given
  * back to malloc, and keep their dispatch pointer: the ICD loader reads a handle's
  * dispatch table before Kiln sees the call, so a released handle must stay readable
- * memory for Kiln to answer CL_INVALID_* instead of the loader crashing. The pool only
- * grows to the peak number of live objects of each type. */
+ * memory for Kiln to answer CL_INVALID_* instead of the loader crashing. A freed block is
+ * reused only after KILN_OBJECT_QUARANTINE others of its type were freed (first freed,
+ * first reused): a handle the application still uses after releasing it is not taken for
+ * the next object of its type. The pool grows to the peak number of live objects of each
+ * type plus the quarantine. */
+#define KILN_OBJECT_QUARANTINE 64u
 void *kiln_object_alloc(kiln_object_type type, size_t size);
 void kiln_object_free(struct kiln_object *object);
 /* Handle structs currently allocated (all types, internal ones included). */

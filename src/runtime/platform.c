@@ -39,6 +39,7 @@ static const char platform_extensions_string[] = "cl_khr_icd cl_khr_extended_ver
 
 CL_API_ENTRY cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
                                                        cl_uint *num_platforms) {
+  KILN_API_CALL;
   if ((num_entries == 0 && platforms) || (!platforms && !num_platforms)) return CL_INVALID_VALUE;
   if (platforms) platforms[0] = kiln_platform_get();
   if (num_platforms) *num_platforms = 1;
@@ -47,6 +48,7 @@ CL_API_ENTRY cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_p
 
 CL_API_ENTRY cl_int CL_API_CALL clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms,
                                                  cl_uint *num_platforms) {
+  KILN_API_CALL;
   return clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms);
 }
 
@@ -58,6 +60,7 @@ static bool platform_is_valid_or_null(cl_platform_id platform) {
 CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name,
                                                   size_t param_value_size, void *param_value,
                                                   size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!platform_is_valid_or_null(platform)) return CL_INVALID_PLATFORM;
   switch (param_name) {
   case CL_PLATFORM_PROFILE:
@@ -84,6 +87,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_pl
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp) {
+  KILN_API_CALL;
   if (!kiln_device_is_valid(device)) return CL_INVALID_DEVICE;
   if (!host_timestamp) return CL_INVALID_VALUE;
   *host_timestamp = kiln_time_now_ns();
@@ -93,6 +97,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *ho
 /* The device runs on the host, so the device timer is the host timer (one clock read for both). */
 CL_API_ENTRY cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp,
                                                         cl_ulong *host_timestamp) {
+  KILN_API_CALL;
   if (!kiln_device_is_valid(device)) return CL_INVALID_DEVICE;
   if (!device_timestamp || !host_timestamp) return CL_INVALID_VALUE;
   *host_timestamp = *device_timestamp = kiln_time_now_ns();
@@ -101,10 +106,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_
 
 /* Nothing to unload: both are hints. */
 CL_API_ENTRY cl_int CL_API_CALL clUnloadCompiler(void) {
+  KILN_API_CALL;
   return CL_SUCCESS;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform) {
+  KILN_API_CALL;
   if (!kiln_object_is_valid(platform, KILN_OBJECT_PLATFORM)) return CL_INVALID_PLATFORM;
   return CL_SUCCESS;
 }

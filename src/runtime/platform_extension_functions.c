@@ -33,11 +33,13 @@ static void *extension_function_find(const char *name) {
 
 CL_API_ENTRY void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
                                                                        const char *func_name) {
+  KILN_API_CALL;
   if (!kiln_object_is_valid(platform, KILN_OBJECT_PLATFORM)) return NULL;
   return extension_function_find(func_name);
 }
 
 /* Deprecated form: Kiln is the only platform it can answer for. */
 CL_API_ENTRY void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name) {
+  KILN_API_CALL;
   return extension_function_find(func_name);
 }

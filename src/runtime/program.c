@@ -81,6 +81,7 @@ static cl_program fail(cl_int *errcode_ret, cl_int err) {
 
 CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings,
                                                               const size_t *lengths, cl_int *errcode_ret) {
+  KILN_API_CALL;
   if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
   if (count == 0 || !strings) return fail(errcode_ret, CL_INVALID_VALUE);
   size_t total = 0;
@@ -124,6 +125,7 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context
                                                               const cl_device_id *device_list, const size_t *lengths,
                                                               const unsigned char **binaries, cl_int *binary_status,
                                                               cl_int *errcode_ret) {
+  KILN_API_CALL;
   if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
   if (!device_list || num_devices == 0) return fail(errcode_ret, CL_INVALID_VALUE);
   cl_int err = check_context_devices(context, num_devices, device_list);
@@ -179,6 +181,7 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context
 CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices,
                                                                       const cl_device_id *device_list,
                                                                       const char *kernel_names, cl_int *errcode_ret) {
+  KILN_API_CALL;
   if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
   if (!device_list || num_devices == 0) return fail(errcode_ret, CL_INVALID_VALUE);
   /* The device has no built-in kernels: every name (and NULL) is unsupported. */
@@ -190,16 +193,19 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context
 
 CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length,
                                                           cl_int *errcode_ret) {
+  KILN_API_CALL;
   (void)il, (void)length;
   if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
   return fail(errcode_ret, CL_INVALID_OPERATION); /* CL_DEVICE_IL_VERSION is empty */
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainProgram(cl_program program) {
+  KILN_API_CALL;
   return kiln_object_api_retain(program, KILN_OBJECT_PROGRAM, CL_INVALID_PROGRAM);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseProgram(cl_program program) {
+  KILN_API_CALL;
   return kiln_object_api_release(program, KILN_OBJECT_PROGRAM, CL_INVALID_PROGRAM);
 }
 
@@ -208,6 +214,7 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseProgram(cl_program program) {
 CL_API_ENTRY cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program,
                                                             void(CL_CALLBACK *pfn_notify)(cl_program, void *),
                                                             void *user_data) {
+  KILN_API_CALL;
   (void)pfn_notify, (void)user_data;
   if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
   return CL_INVALID_OPERATION;
@@ -216,6 +223,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program,
 /* No IL support: CL_INVALID_OPERATION for every valid program. */
 CL_API_ENTRY cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id,
                                                                    size_t spec_size, const void *spec_value) {
+  KILN_API_CALL;
   (void)spec_id, (void)spec_size, (void)spec_value;
   if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
   return CL_INVALID_OPERATION;

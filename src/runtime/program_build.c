@@ -340,6 +340,7 @@ static struct build_job *job_new(enum build_kind kind, cl_program program, const
 CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list,
                                                const char *options,
                                                void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data) {
+  KILN_API_CALL;
   if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
   cl_int err = check_device_list(num_devices, device_list);
   if (err != CL_SUCCESS) return err;
@@ -405,6 +406,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
                                                  cl_uint num_input_headers, const cl_program *input_headers,
                                                  const char **header_include_names,
                                                  void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data) {
+  KILN_API_CALL;
   if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
   cl_int err = check_device_list(num_devices, device_list);
   if (err != CL_SUCCESS) return err;
@@ -485,6 +487,7 @@ CL_API_ENTRY cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint nu
                                                   cl_uint num_input_programs, const cl_program *input_programs,
                                                   void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data,
                                                   cl_int *errcode_ret) {
+  KILN_API_CALL;
   if (!kiln_context_is_valid(context)) return link_fail(errcode_ret, CL_INVALID_CONTEXT);
   if ((device_list == NULL) != (num_devices == 0)) return link_fail(errcode_ret, CL_INVALID_VALUE);
   if (num_input_programs == 0 || !input_programs) return link_fail(errcode_ret, CL_INVALID_VALUE);

@@ -40,6 +40,7 @@ static cl_int binary_info(cl_program program, cl_program_info param_name, size_t
 CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param_name,
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
   switch (param_name) {
   case CL_PROGRAM_REFERENCE_COUNT:
@@ -97,6 +98,7 @@ static cl_program_binary_type binary_type_locked(cl_program program) {
 CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device,
                                                       cl_program_build_info param_name, size_t param_value_size,
                                                       void *param_value, size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
   if (!kiln_program_has_device(program, device)) return CL_INVALID_DEVICE;
   cl_int err;

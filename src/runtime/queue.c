@@ -65,6 +65,7 @@ CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_
                                                                              cl_device_id device,
                                                                              const cl_queue_properties *properties,
                                                                              cl_int *errcode_ret) {
+  KILN_API_CALL;
   cl_int err = check_context_device(context, device);
   struct kiln_queue_config cfg = {0};
   size_t count = 0;
@@ -80,6 +81,7 @@ CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_
 CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_id device,
                                                                cl_command_queue_properties properties,
                                                                cl_int *errcode_ret) {
+  KILN_API_CALL;
   cl_int err = check_context_device(context, device);
   struct kiln_queue_config cfg = {0};
   if (err == CL_SUCCESS) err = kiln_queue_legacy_properties_parse(properties, &cfg);
@@ -92,10 +94,12 @@ CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context contex
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue) {
+  KILN_API_CALL;
   return kiln_object_api_retain(command_queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue) {
+  KILN_API_CALL;
   /* The queue's memory stays until its commands, which hold internal references, have
    * completed. */
   kiln_worker_pool_flush(); /* the implicit flush (harmless when the handle is not valid) */
@@ -105,6 +109,7 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_q
 CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue,
                                                       cl_command_queue_info param_name, size_t param_value_size,
                                                       void *param_value, size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   switch (param_name) {
   case CL_QUEUE_CONTEXT:
@@ -132,6 +137,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_q
 CL_API_ENTRY cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_queue,
                                                           cl_command_queue_properties properties, cl_bool enable,
                                                           cl_command_queue_properties *old_properties) {
+  KILN_API_CALL;
   (void)properties;
   (void)enable;
   (void)old_properties;
@@ -141,6 +147,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue comma
 
 CL_API_ENTRY cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device,
                                                                cl_command_queue command_queue) {
+  KILN_API_CALL;
   cl_int err = check_context_device(context, device);
   if (err != CL_SUCCESS) return err;
   (void)command_queue;

@@ -13,6 +13,7 @@ cl_int kiln_queue_enqueue_sync(cl_command_queue queue, cl_command_type type, cl_
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue command_queue,
                                                             cl_uint num_events_in_wait_list,
                                                             const cl_event *event_wait_list, cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_MARKER, num_events_in_wait_list,
                                           event_wait_list, event);
@@ -24,6 +25,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue com
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue command_queue,
                                                              cl_uint num_events_in_wait_list,
                                                              const cl_event *event_wait_list, cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_BARRIER, num_events_in_wait_list,
                                           event_wait_list, event);
@@ -33,6 +35,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue co
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   if (!event) return CL_INVALID_VALUE;
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_MARKER, 0, NULL, event);
@@ -41,6 +44,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, 
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_BARRIER, 0, NULL, NULL);
   if (err != CL_SUCCESS) return err;
@@ -49,6 +53,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events,
                                                        const cl_event *event_list) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   if (num_events == 0 || !event_list) return CL_INVALID_VALUE;
   cl_int err = kiln_command_check_enqueue(command_queue, KILN_ENQUEUE_WAIT_FOR_EVENTS, num_events, event_list, NULL);
@@ -59,6 +64,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   /* Commands are handed to the pool when their dependencies resolve; with kernel batching
    * their workers' wake-up waits for this flush. Without deferred flush
@@ -69,6 +75,7 @@ CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue command_queue) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   pthread_mutex_lock(&command_queue->lock);
   cl_event last = command_queue->tail;

@@ -62,6 +62,7 @@ static cl_mem create_sub_buffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_cre
 CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
                                                   cl_buffer_create_type buffer_create_type,
                                                   const void *buffer_create_info, cl_int *errcode_ret) {
+  KILN_API_CALL;
   cl_int err;
   cl_mem mem = create_sub_buffer(buffer, flags, buffer_create_type, buffer_create_info, &err);
   if (errcode_ret) *errcode_ret = err;

@@ -9,11 +9,13 @@ static cl_int enqueue_unsupported(cl_command_queue queue) {
 
 CL_API_ENTRY void *CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size,
                                           cl_uint alignment) {
+  KILN_API_CALL;
   (void)context, (void)flags, (void)size, (void)alignment;
   return NULL;
 }
 
 CL_API_ENTRY void CL_API_CALL clSVMFree(cl_context context, void *svm_pointer) {
+  KILN_API_CALL;
   (void)context, (void)svm_pointer; /* no device in any context supports SVM: no action */
 }
 
@@ -23,6 +25,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue queue, cl_uint
                                                                                   void *[], void *),
                                                  void *user_data, cl_uint num_events, const cl_event *wait_list,
                                                  cl_event *event) {
+  KILN_API_CALL;
   (void)num_svm_pointers, (void)svm_pointers, (void)pfn_free_func, (void)user_data;
   (void)num_events, (void)wait_list, (void)event;
   return enqueue_unsupported(queue);
@@ -31,6 +34,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue queue, cl_uint
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue queue, cl_bool blocking, void *dst,
                                                    const void *src, size_t size, cl_uint num_events,
                                                    const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
   (void)blocking, (void)dst, (void)src, (void)size, (void)num_events, (void)wait_list, (void)event;
   return enqueue_unsupported(queue);
 }
@@ -38,6 +42,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue queue, cl_bo
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue queue, void *svm_ptr, const void *pattern,
                                                     size_t pattern_size, size_t size, cl_uint num_events,
                                                     const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
   (void)svm_ptr, (void)pattern, (void)pattern_size, (void)size, (void)num_events, (void)wait_list, (void)event;
   return enqueue_unsupported(queue);
 }
@@ -45,12 +50,14 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue queue, void
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags,
                                                 void *svm_ptr, size_t size, cl_uint num_events,
                                                 const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
   (void)blocking, (void)flags, (void)svm_ptr, (void)size, (void)num_events, (void)wait_list, (void)event;
   return enqueue_unsupported(queue);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue queue, void *svm_ptr, cl_uint num_events,
                                                   const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
   (void)svm_ptr, (void)num_events, (void)wait_list, (void)event;
   return enqueue_unsupported(queue);
 }
@@ -59,6 +66,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue queue, c
                                                        const void **svm_pointers, const size_t *sizes,
                                                        cl_mem_migration_flags flags, cl_uint num_events,
                                                        const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
   (void)num_svm_pointers, (void)svm_pointers, (void)sizes, (void)flags, (void)num_events, (void)wait_list;
   (void)event;
   return enqueue_unsupported(queue);

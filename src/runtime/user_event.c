@@ -3,6 +3,7 @@
 #include "runtime/event.h"
 
 CL_API_ENTRY cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *errcode_ret) {
+  KILN_API_CALL;
   cl_int err = CL_INVALID_CONTEXT;
   cl_event event = NULL;
   if (kiln_context_is_valid(context)) event = kiln_event_create(context, NULL, CL_COMMAND_USER, &err);
@@ -15,6 +16,7 @@ CL_API_ENTRY cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status) {
+  KILN_API_CALL;
   if (!kiln_event_is_valid(event) || event->type != CL_COMMAND_USER) return CL_INVALID_EVENT;
   if (execution_status != CL_COMPLETE && execution_status >= 0) return CL_INVALID_VALUE;
   pthread_mutex_lock(&event->lock);

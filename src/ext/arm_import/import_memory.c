@@ -49,6 +49,7 @@ static cl_int parse_properties(const cl_import_properties_arm *properties, cl_im
 CL_API_ENTRY cl_mem CL_API_CALL clImportMemoryARM(cl_context context, cl_mem_flags flags,
                                                   const cl_import_properties_arm *properties, void *memory,
                                                   size_t size, cl_int *errcode_ret) {
+  KILN_API_CALL;
   if (!kiln_context_is_valid(context)) return import_failed(errcode_ret, CL_INVALID_CONTEXT);
   /* Valid: access flags, host-access flags (hints), CL_MEM_USE_HOST_PTR (ignored). */
   if (flags & ~(cl_mem_flags)(KILN_MEM_ACCESS_FLAGS | KILN_MEM_HOST_ACCESS_FLAGS | CL_MEM_USE_HOST_PTR))

@@ -46,6 +46,7 @@ static cl_command_buffer_khr create_failed(cl_int *errcode_ret, cl_int err) {
 CL_API_ENTRY cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR(
     cl_uint num_queues, const cl_command_queue *queues, const cl_command_buffer_properties_khr *properties,
     cl_int *errcode_ret) {
+  KILN_API_CALL;
   if (!queues) return create_failed(errcode_ret, CL_INVALID_VALUE);
   if (num_queues != 1) return create_failed(errcode_ret, CL_INVALID_VALUE); /* no multi-device extension */
   cl_command_queue queue = queues[0];
@@ -76,16 +77,19 @@ CL_API_ENTRY cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR(
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainCommandBufferKHR(cl_command_buffer_khr command_buffer) {
+  KILN_API_CALL;
   return kiln_object_api_retain(command_buffer, KILN_OBJECT_COMMAND_BUFFER, CL_INVALID_COMMAND_BUFFER_KHR);
 }
 
 /* A pending execution holds its own reference: the object outlives the release until the
  * execution completes. */
 CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandBufferKHR(cl_command_buffer_khr command_buffer) {
+  KILN_API_CALL;
   return kiln_object_api_release(command_buffer, KILN_OBJECT_COMMAND_BUFFER, CL_INVALID_COMMAND_BUFFER_KHR);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clFinalizeCommandBufferKHR(cl_command_buffer_khr command_buffer) {
+  KILN_API_CALL;
   if (!kiln_command_buffer_is_valid(command_buffer)) return CL_INVALID_COMMAND_BUFFER_KHR;
   pthread_mutex_lock(&command_buffer->lock);
   cl_int err = CL_INVALID_OPERATION;
@@ -107,6 +111,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetCommandBufferInfoKHR(cl_command_buffer_khr 
                                                           cl_command_buffer_info_khr param_name,
                                                           size_t param_value_size, void *param_value,
                                                           size_t *param_value_size_ret) {
+  KILN_API_CALL;
   if (!kiln_command_buffer_is_valid(command_buffer)) return CL_INVALID_COMMAND_BUFFER_KHR;
   switch (param_name) {
   case CL_COMMAND_BUFFER_NUM_QUEUES_KHR:

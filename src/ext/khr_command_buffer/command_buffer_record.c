@@ -103,6 +103,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandBarrierWithWaitListKHR(
     cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   RECORD_BEGIN();
   err = check_sync_points(&r);
   if (err == CL_SUCCESS) err = append(&r, NULL);
@@ -114,6 +115,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandCopyBufferKHR(
     cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size,
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   RECORD_BEGIN();
   return record_end(command_buffer, kiln_mem_copy(&sink, src_buffer, dst_buffer, src_offset, dst_offset, size));
 }
@@ -124,6 +126,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandCopyBufferRectKHR(
     size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch,
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   RECORD_BEGIN();
   return record_end(command_buffer, kiln_mem_copy_rect(&sink, src_buffer, dst_buffer, src_origin, dst_origin, region,
                                                        src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch));
@@ -134,6 +137,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandFillBufferKHR(
     cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size,
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   RECORD_BEGIN();
   return record_end(command_buffer, kiln_mem_fill(&sink, buffer, pattern, pattern_size, offset, size));
 }
@@ -143,6 +147,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandNDRangeKernelKHR(
     cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size,
     const size_t *local_work_size, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list,
     cl_sync_point_khr *sync_point, cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   RECORD_BEGIN();
   return record_end(command_buffer, kiln_ndrange_enqueue(&sink, kernel, work_dim, global_work_offset,
                                                          global_work_size, local_work_size));
@@ -163,6 +168,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandCopyBufferToImageKHR(
     cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region,
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   (void)src_offset, (void)dst_origin, (void)region;
   RECORD_BEGIN();
   return record_end(command_buffer, record_image(&r, src_buffer, dst_image));
@@ -173,6 +179,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandCopyImageKHR(
     cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region,
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   (void)src_origin, (void)dst_origin, (void)region;
   RECORD_BEGIN();
   return record_end(command_buffer, record_image(&r, src_image, dst_image));
@@ -183,6 +190,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandCopyImageToBufferKHR(
     cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset,
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   (void)src_origin, (void)region, (void)dst_offset;
   RECORD_BEGIN();
   return record_end(command_buffer, record_image(&r, src_image, dst_buffer));
@@ -193,6 +201,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandFillImageKHR(
     cl_mem image, const void *fill_color, const size_t *origin, const size_t *region,
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   (void)fill_color, (void)origin, (void)region;
   RECORD_BEGIN();
   return record_end(command_buffer, record_image(&r, image, image));
@@ -205,6 +214,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandSVMMemcpyKHR(
     void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_sync_points_in_wait_list,
     const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   (void)dst_ptr, (void)src_ptr, (void)size;
   RECORD_BEGIN();
   err = check_sync_points(&r);
@@ -216,6 +226,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandSVMMemFillKHR(
     void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_sync_points_in_wait_list,
     const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
+  KILN_API_CALL;
   (void)svm_ptr, (void)pattern, (void)pattern_size, (void)size;
   RECORD_BEGIN();
   err = check_sync_points(&r);

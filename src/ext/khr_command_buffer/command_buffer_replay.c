@@ -53,6 +53,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCommandBufferKHR(cl_uint num_queues, cl
                                                           cl_command_buffer_khr command_buffer,
                                                           cl_uint num_events_in_wait_list,
                                                           const cl_event *event_wait_list, cl_event *event) {
+  KILN_API_CALL;
   if (!kiln_command_buffer_is_valid(command_buffer)) return CL_INVALID_COMMAND_BUFFER_KHR;
   if (!atomic_load_explicit(&command_buffer->finalized, memory_order_acquire)) return CL_INVALID_OPERATION;
   cl_command_queue queue;

@@ -67,6 +67,7 @@ static cl_recording_qcom new_failed(cl_int *errcode_ret, cl_int err) {
 }
 
 CL_API_ENTRY cl_recording_qcom CL_API_CALL clNewRecordingQCOM(cl_command_queue command_queue, cl_int *errcode_ret) {
+  KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return new_failed(errcode_ret, CL_INVALID_COMMAND_QUEUE);
   if (!(command_queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM))
     return new_failed(errcode_ret, CL_INVALID_QUEUE_PROPERTIES);
@@ -160,6 +161,7 @@ cl_int kiln_recording_append(cl_recording_qcom recording, cl_kernel kernel, cl_u
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEndRecordingQCOM(cl_recording_qcom recording) {
+  KILN_API_CALL;
   if (!kiln_recording_is_valid(recording)) return CL_INVALID_VALUE;
   pthread_mutex_lock(&active_lock);
   pthread_mutex_lock(&recording->lock);
@@ -191,10 +193,12 @@ CL_API_ENTRY cl_int CL_API_CALL clEndRecordingQCOM(cl_recording_qcom recording) 
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainRecordingQCOM(cl_recording_qcom recording) {
+  KILN_API_CALL;
   return kiln_object_api_retain(recording, KILN_OBJECT_RECORDING, CL_INVALID_OPERATION);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseRecordingQCOM(cl_recording_qcom recording) {
+  KILN_API_CALL;
   if (!kiln_recording_is_valid(recording)) return CL_INVALID_OPERATION;
   pthread_mutex_lock(&recording->lock);
   bool active = !recording->ended;

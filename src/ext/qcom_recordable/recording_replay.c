@@ -189,6 +189,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueRecordingQCOM(
     const cl_workgroup_qcom *global_workgroup_array, size_t num_local_workgroups,
     const cl_workgroup_qcom *local_workgroups_array, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
     cl_event *event) {
+  KILN_API_CALL;
   struct updates u = {.num_args = num_args, .args = arg_array, .num_offsets = num_global_offsets,
                       .offsets = global_offset_array, .num_global = num_global_workgroups,
                       .global = global_workgroup_array, .num_local = num_local_workgroups,
@@ -204,6 +205,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueRecordingSVMQCOM(
     const cl_workgroup_qcom *local_workgroups_array, size_t num_non_arg_objs,
     const cl_array_kernel_exec_info_qcom *non_arg_obj_array, cl_uint num_events_in_wait_list,
     const cl_event *event_wait_list, cl_event *event) {
+  KILN_API_CALL;
   struct updates u = {.num_args = num_args, .args = arg_array, .num_svm_args = num_svm_args,
                       .svm_args = arg_svm_array, .num_offsets = num_global_offsets, .offsets = global_offset_array,
                       .num_global = num_global_workgroups, .global = global_workgroup_array,

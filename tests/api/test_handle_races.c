@@ -1,0 +1,342 @@
+/* Use while release: one thread creates and releases objects of one type in a loop,
+ * publishing the newest handle, while three others keep calling entry points on whatever
+ * handle is newest (queries, retain + release, and calls that use the object: enqueues,
+ * kernel creation, buffer creation...). Every call must either work on a live object or
+ * return the type's CL_INVALID_* code; the process must not crash or corrupt its heap
+ * (before the per-call holds, "free(): invalid next size" came within seconds for
+ * buffers). Buffers, kernels, queues, events, programs, contexts and command buffers,
+ * each for KILN_RACE_SECONDS (default 1; the closing note's runs used 20), in the plain,
+ * ASan and TSan builds. */
+#include "../ext/khr_command_buffer_test.h" /* the command-buffer race */
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RACERS 3
+
+static cl_program program; /* built: kernel "scale" */
+/* Event callbacks registered and run: a race waits for the callback thread to catch up. */
+static atomic_ulong callbacks_set, callbacks_run;
+
+struct race {
+  const char *name;
+  void *(*create)(struct kiln_test_env *env);
+  void (*destroy)(void *handle);
+  /* One call on `handle` by racer `which`; returns the unexpected status, or CL_SUCCESS. */
+  cl_int (*use)(struct kiln_test_env *env, void *handle, unsigned which, unsigned round);
+};
+
+struct race_run {
+  struct kiln_test_env *env;
+  const struct race *race;
+  _Atomic(void *) latest;
+  atomic_bool stop;
+  atomic_int bad_status;      /* first unexpected status seen (0: none) */
+  atomic_uint bad_call;       /* its racer and call */
+  atomic_ulong calls;
+};
+
+/* CL_SUCCESS when `status` is success or `invalid`, else the status itself. */
+static cl_int allowed(cl_int status, cl_int invalid) { return status == CL_SUCCESS || status == invalid ? CL_SUCCESS : status; }
+
+static void *racer_main(void *arg) {
+  struct race_run *run = arg;
+  static atomic_uint next_id;
+  unsigned which = atomic_fetch_add(&next_id, 1) % RACERS;
+  for (unsigned round = 0; !atomic_load(&run->stop); round++) {
+    void *handle = atomic_load(&run->latest);
+    if (!handle) continue;
+    cl_int status = run->race->use(run->env, handle, which, round);
+    atomic_fetch_add(&run->calls, 1);
+    int none = 0;
+    if (status != CL_SUCCESS && atomic_compare_exchange_strong(&run->bad_status, &none, status))
+      atomic_store(&run->bad_call, which * 1000 + round % 4);
+  }
+  return NULL;
+}
+
+static unsigned race_seconds(void) {
+  const char *text = getenv("KILN_RACE_SECONDS");
+  unsigned seconds = text ? (unsigned)strtoul(text, NULL, 10) : 0;
+  return seconds ? seconds : 1;
+}
+
+static void run_race(struct kiln_test_env *env, const struct race *race) {
+  struct race_run run = {.env = env, .race = race};
+  pthread_t racers[RACERS];
+  for (int i = 0; i < RACERS; i++) assert_int_equal(0, pthread_create(&racers[i], NULL, racer_main, &run));
+  double end = kiln_test_now_ms() + 1000.0 * race_seconds();
+  unsigned long created = 0;
+  while (kiln_test_now_ms() < end) {
+    void *handle = race->create(env);
+    atomic_store(&run.latest, handle);
+    created++;
+    race->destroy(handle); /* racers may still be using it */
+  }
+  atomic_store(&run.stop, true);
+  for (int i = 0; i < RACERS; i++) pthread_join(racers[i], NULL);
+  assert_cl_success(clFinish(env->queue));
+  /* The events' callbacks hold them until they have run. */
+  for (int ms = 0; ms < 60000 && atomic_load(&callbacks_run) != atomic_load(&callbacks_set); ms++) kiln_test_sleep_ms(1);
+  assert_int_equal(atomic_load(&callbacks_set), atomic_load(&callbacks_run));
+  if (atomic_load(&run.bad_status))
+    fail_msg("%s: racer call %u returned %d", race->name, atomic_load(&run.bad_call), atomic_load(&run.bad_status));
+  print_message("%s: %lu objects, %lu racing calls\n", race->name, created, atomic_load(&run.calls));
+}
+
+/* ---- buffers ---- */
+
+static void *buffer_create(struct kiln_test_env *env) { return kiln_test_buffer(env->context, 256); }
+static void buffer_destroy(void *handle) { assert_cl_success(clReleaseMemObject(handle)); }
+
+static cl_int buffer_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
+  cl_mem mem = handle;
+  switch (which) {
+  case 0: {
+    size_t size;
+    return allowed(clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL), CL_INVALID_MEM_OBJECT);
+  }
+  case 1: {
+    cl_int status = clRetainMemObject(mem);
+    if (status == CL_SUCCESS) return clReleaseMemObject(mem);
+    return allowed(status, CL_INVALID_MEM_OBJECT);
+  }
+  default: {
+    static const cl_int data[4] = {1, 2, 3, 4};
+    cl_bool blocking = round % 2 ? CL_TRUE : CL_FALSE;
+    return allowed(clEnqueueWriteBuffer(env->queue, mem, blocking, 0, sizeof data, data, 0, NULL, NULL),
+                   CL_INVALID_MEM_OBJECT);
+  }
+  }
+}
+
+/* ---- kernels ---- */
+
+static void *kernel_create(struct kiln_test_env *env) {
+  (void)env;
+  return kiln_test_kernel(program, "scale");
+}
+static void kernel_destroy(void *handle) { assert_cl_success(clReleaseKernel(handle)); }
+
+static cl_mem kernel_buffer; /* the kernels' arguments */
+
+static cl_int kernel_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
+  cl_kernel kernel = handle;
+  switch (which) {
+  case 0: {
+    cl_uint args;
+    return allowed(clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof args, &args, NULL), CL_INVALID_KERNEL);
+  }
+  case 1: {
+    cl_int status = clRetainKernel(kernel);
+    if (status == CL_SUCCESS) return clReleaseKernel(kernel);
+    return allowed(status, CL_INVALID_KERNEL);
+  }
+  default: {
+    cl_int status = CL_SUCCESS;
+    for (cl_uint i = 0; i < 2 && status == CL_SUCCESS; i++) status = clSetKernelArg(kernel, i, sizeof kernel_buffer, &kernel_buffer);
+    cl_int mul = (cl_int)round % 3;
+    if (status == CL_SUCCESS) status = clSetKernelArg(kernel, 2, sizeof mul, &mul);
+    if (status == CL_SUCCESS) status = clSetKernelArg(kernel, 3, sizeof mul, &mul);
+    size_t global = 16;
+    if (status == CL_SUCCESS) status = clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+    return allowed(status, CL_INVALID_KERNEL);
+  }
+  }
+}
+
+/* ---- queues ---- */
+
+static void *queue_create(struct kiln_test_env *env) { return kiln_test_queue(env->context, env->device, 0); }
+static void queue_destroy(void *handle) { assert_cl_success(clReleaseCommandQueue(handle)); }
+
+static cl_int queue_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
+  (void)env;
+  cl_command_queue queue = handle;
+  switch (which) {
+  case 0: {
+    cl_uint refs;
+    return allowed(clGetCommandQueueInfo(queue, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL),
+                   CL_INVALID_COMMAND_QUEUE);
+  }
+  case 1: {
+    cl_int status = clRetainCommandQueue(queue);
+    if (status == CL_SUCCESS) return clReleaseCommandQueue(queue);
+    return allowed(status, CL_INVALID_COMMAND_QUEUE);
+  }
+  default: {
+    cl_event marker = NULL;
+    cl_int status = round % 2 ? clFinish(queue) : clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker);
+    if (marker) clReleaseEvent(marker);
+    return allowed(status, CL_INVALID_COMMAND_QUEUE);
+  }
+  }
+}
+
+/* ---- events ---- */
+
+static void *event_create(struct kiln_test_env *env) {
+  cl_int err;
+  cl_event event = clCreateUserEvent(env->context, &err);
+  assert_cl_success(err);
+  assert_cl_success(clSetUserEventStatus(event, CL_COMPLETE));
+  return event;
+}
+static void event_destroy(void *handle) { assert_cl_success(clReleaseEvent(handle)); }
+
+static void CL_CALLBACK event_noted(cl_event event, cl_int status, void *data) {
+  (void)event;
+  (void)status;
+  atomic_fetch_add((atomic_ulong *)data, 1);
+}
+
+static cl_int event_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
+  (void)env;
+  cl_event event = handle;
+  switch (which) {
+  case 0: {
+    cl_int status;
+    return allowed(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
+                   CL_INVALID_EVENT);
+  }
+  case 1: {
+    cl_int status = clRetainEvent(event);
+    if (status == CL_SUCCESS) return clReleaseEvent(event);
+    return allowed(status, CL_INVALID_EVENT);
+  }
+  default: {
+    if (round % 64) return allowed(clWaitForEvents(1, &event), CL_INVALID_EVENT);
+    cl_int status = clSetEventCallback(event, CL_COMPLETE, event_noted, &callbacks_run);
+    if (status == CL_SUCCESS) atomic_fetch_add(&callbacks_set, 1);
+    return allowed(status, CL_INVALID_EVENT);
+  }
+  }
+}
+
+/* ---- programs ---- */
+
+static const char *small_source = "kernel void k(global int *p) { p[0] = 1; }\n";
+
+static void *program_create(struct kiln_test_env *env) {
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(env->context, 1, &small_source, NULL, &err);
+  assert_cl_success(err);
+  return p;
+}
+static void program_destroy(void *handle) { assert_cl_success(clReleaseProgram(handle)); }
+
+static cl_int program_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
+  (void)env;
+  (void)round;
+  cl_program p = handle;
+  switch (which) {
+  case 0: {
+    size_t size;
+    return allowed(clGetProgramInfo(p, CL_PROGRAM_SOURCE, 0, NULL, &size), CL_INVALID_PROGRAM);
+  }
+  case 1: {
+    cl_int status = clRetainProgram(p);
+    if (status == CL_SUCCESS) return clReleaseProgram(p);
+    return allowed(status, CL_INVALID_PROGRAM);
+  }
+  default: {
+    cl_int status;
+    cl_kernel k = clCreateKernel(p, "k", &status); /* never built: CL_INVALID_PROGRAM_EXECUTABLE */
+    if (k) clReleaseKernel(k);
+    return status == CL_INVALID_PROGRAM_EXECUTABLE ? CL_SUCCESS : allowed(status, CL_INVALID_PROGRAM);
+  }
+  }
+}
+
+/* ---- contexts ---- */
+
+static void *context_create(struct kiln_test_env *env) { return kiln_test_context(env->device); }
+static void context_destroy(void *handle) { assert_cl_success(clReleaseContext(handle)); }
+
+static cl_int context_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
+  (void)env;
+  (void)round;
+  cl_context context = handle;
+  switch (which) {
+  case 0: {
+    cl_uint devices;
+    return allowed(clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof devices, &devices, NULL),
+                   CL_INVALID_CONTEXT);
+  }
+  case 1: {
+    cl_int status = clRetainContext(context);
+    if (status == CL_SUCCESS) return clReleaseContext(context);
+    return allowed(status, CL_INVALID_CONTEXT);
+  }
+  default: {
+    cl_int status;
+    cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, 64, NULL, &status);
+    if (mem) clReleaseMemObject(mem);
+    return allowed(status, CL_INVALID_CONTEXT);
+  }
+  }
+}
+
+/* ---- command buffers ---- */
+
+static void *command_buffer_create(struct kiln_test_env *env) { return kcb_create(env->queue, 0); }
+static void command_buffer_destroy(void *handle) { assert_cl_success(kcb.clReleaseCommandBufferKHR(handle)); }
+
+static cl_int command_buffer_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
+  (void)env;
+  cl_command_buffer_khr cb = handle;
+  switch (which) {
+  case 0: {
+    cl_uint refs;
+    return allowed(kcb.clGetCommandBufferInfoKHR(cb, CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR, sizeof refs, &refs, NULL),
+                   CL_INVALID_COMMAND_BUFFER_KHR);
+  }
+  case 1: {
+    cl_int status = kcb.clRetainCommandBufferKHR(cb);
+    if (status == CL_SUCCESS) return kcb.clReleaseCommandBufferKHR(cb);
+    return allowed(status, CL_INVALID_COMMAND_BUFFER_KHR);
+  }
+  default: {
+    /* Recording into it, or finalizing it (which ends recording: later calls are
+     * CL_INVALID_OPERATION, as the extension says). */
+    cl_int status = round % 2 ? kcb.clFinalizeCommandBufferKHR(cb)
+                              : kcb.clCommandBarrierWithWaitListKHR(cb, NULL, NULL, 0, NULL, NULL, NULL);
+    return status == CL_INVALID_OPERATION ? CL_SUCCESS : allowed(status, CL_INVALID_COMMAND_BUFFER_KHR);
+  }
+  }
+}
+
+static const struct race races[] = {
+    {"buffers", buffer_create, buffer_destroy, buffer_use},
+    {"kernels", kernel_create, kernel_destroy, kernel_use},
+    {"queues", queue_create, queue_destroy, queue_use},
+    {"events", event_create, event_destroy, event_use},
+    {"programs", program_create, program_destroy, program_use},
+    {"contexts", context_create, context_destroy, context_use},
+    {"command buffers", command_buffer_create, command_buffer_destroy, command_buffer_use},
+};
+
+static int setup(void **state) {
+  kiln_test_program_setup(state, kcb_setup, &program, KILN_TEST_SCALE_SOURCE, NULL);
+  struct kiln_test_env *env = *state;
+  kernel_buffer = kiln_test_buffer(env->context, 64 * sizeof(cl_int));
+  return 0;
+}
+
+static int teardown(void **state) {
+  assert_cl_success(clReleaseMemObject(kernel_buffer));
+  return kiln_test_program_teardown(state, program);
+}
+
+static void test_races(void **state) {
+  const char *only = getenv("KILN_RACE_ONLY");
+  for (size_t i = 0; i < sizeof races / sizeof races[0]; i++)
+    if (!only || strcmp(only, races[i].name) == 0) run_race(*state, &races[i]);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_races)};
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
