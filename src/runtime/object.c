@@ -112,6 +112,10 @@ void kiln_call_scope_exit(struct kiln_call_scope *scope) {
 static void hold_for_call(struct kiln_object *object) {
   struct call_holds *holds = thread_holds;
   if (!holds || holds->depth == 0) return;
+  /* Entry points validate the same handle more than once (the entry point, then the code
+   * it shares with other calls): one hold per call and object is enough. */
+  for (size_t i = holds->count; i-- > 0 && i + 8 >= holds->count;)
+    if (holds->items[i] == object) return;
   if (holds->count == holds->capacity) {
     size_t capacity = holds->capacity * 2;
     struct kiln_object **items = malloc(capacity * sizeof *items);
