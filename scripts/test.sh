@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds Kiln with warnings as errors and runs every test suite through the ICD loader,
-# then again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# then again under AddressSanitizer + UndefinedBehaviorSanitizer, then under
+# ThreadSanitizer; then fuzzes every parser of untrusted bytes for a minute each
+# (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -13,3 +15,9 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DKILN_WERROR=ON -DKILN_SANITIZE=ON
 cmake --build build-asan -j"$jobs"
 ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_WERROR=ON -DKILN_SANITIZE_THREAD=ON
+cmake --build build-tsan -j"$jobs"
+ctest --test-dir build-tsan --output-on-failure -j"$jobs"
+
+scripts/fuzz.sh 60

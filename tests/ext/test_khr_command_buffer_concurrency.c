@@ -283,9 +283,12 @@ static void test_release_while_pending(void **state) {
 
     cl_event gate = kcb_user_event(env->context), done[PENDING];
     int executions = simultaneous ? PENDING : 1;
+    /* Each execution after the previous one: they are pending together, but they write
+     * the same buffers, so running them at once would be the test's own data race. */
     for (int i = 0; i < executions; i++) {
       cl_command_queue q = i == 1 ? substitute : env->queue;
-      assert_cl_success(kcb.clEnqueueCommandBufferKHR(1, &q, cb, 1, &gate, &done[i]));
+      cl_event wait[2] = {gate, i ? done[i - 1] : NULL};
+      assert_cl_success(kcb.clEnqueueCommandBufferKHR(1, &q, cb, i ? 2 : 1, wait, &done[i]));
     }
     assert_int_equal(CL_COMMAND_BUFFER_STATE_PENDING_KHR, kcb_state(cb));
     assert_cl_success(kcb.clRetainCommandBufferKHR(cb));
