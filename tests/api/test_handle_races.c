@@ -4,10 +4,12 @@
  * kernel creation, buffer creation...). Every call must either work on a live object or
  * return the type's CL_INVALID_* code; the process must not crash or corrupt its heap
  * (before the per-call holds, "free(): invalid next size" came within seconds for
- * buffers). Buffers, kernels, queues, events, programs, contexts and command buffers,
+ * buffers). Buffers, kernels, queues, events, programs, contexts, command buffers and
+ * recordings (cl_qcom_recordable_queues),
  * each for KILN_RACE_SECONDS (default 1; the closing note's runs used 20), in the plain,
  * ASan and TSan builds. */
-#include "../ext/khr_command_buffer_test.h" /* the command-buffer race */
+#include "../ext/khr_command_buffer_test.h" /* the command-buffer and recording races */
+#include "../ext/qcom_recordable_test.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -308,6 +310,37 @@ static cl_int command_buffer_use(struct kiln_test_env *env, void *handle, unsign
   }
 }
 
+/* ---- recordings: one NDRange of scale each ---- */
+
+static cl_command_queue recordable;
+static cl_kernel recorded_kernel;
+
+static void *recording_create(struct kiln_test_env *env) {
+  (void)env;
+  const size_t global = 16;
+  return qrq_record(recordable, recorded_kernel, 1, &global, NULL);
+}
+static void recording_destroy(void *handle) { assert_cl_success(qrq.clReleaseRecordingQCOM(handle)); }
+
+static cl_int recording_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
+  (void)round;
+  cl_recording_qcom recording = handle;
+  switch (which) {
+  case 0: {
+    cl_int status = qrq.clEndRecordingQCOM(recording); /* ended already: CL_INVALID_OPERATION */
+    return status == CL_INVALID_OPERATION ? CL_SUCCESS : allowed(status, CL_INVALID_VALUE);
+  }
+  case 1: { /* the extension's code for an invalid recording here: CL_INVALID_OPERATION */
+    cl_int status = qrq.clRetainRecordingQCOM(recording);
+    if (status == CL_SUCCESS) return qrq.clReleaseRecordingQCOM(recording);
+    return allowed(status, CL_INVALID_OPERATION);
+  }
+  default:
+    return allowed(qrq.clEnqueueRecordingQCOM(env->queue, recording, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL),
+                   CL_INVALID_VALUE);
+  }
+}
+
 static const struct race races[] = {
     {"buffers", buffer_create, buffer_destroy, buffer_use},
     {"kernels", kernel_create, kernel_destroy, kernel_use},
@@ -316,16 +349,23 @@ static const struct race races[] = {
     {"programs", program_create, program_destroy, program_use},
     {"contexts", context_create, context_destroy, context_use},
     {"command buffers", command_buffer_create, command_buffer_destroy, command_buffer_use},
+    {"recordings", recording_create, recording_destroy, recording_use},
 };
 
 static int setup(void **state) {
   kiln_test_program_setup(state, kcb_setup, &program, KILN_TEST_SCALE_SOURCE, NULL);
   struct kiln_test_env *env = *state;
+  qrq_load(env->platform);
   kernel_buffer = kiln_test_buffer(env->context, 64 * sizeof(cl_int));
+  recordable = qrq_recordable_queue(env);
+  recorded_kernel = kiln_test_kernel(program, "scale");
+  kiln_test_scale_args(recorded_kernel, kernel_buffer, kernel_buffer, 1, 0);
   return 0;
 }
 
 static int teardown(void **state) {
+  assert_cl_success(clReleaseKernel(recorded_kernel));
+  assert_cl_success(clReleaseCommandQueue(recordable));
   assert_cl_success(clReleaseMemObject(kernel_buffer));
   return kiln_test_program_teardown(state, program);
 }
