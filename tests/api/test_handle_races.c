@@ -43,6 +43,13 @@ struct race_run {
 /* CL_SUCCESS when `status` is success or `invalid`, else the status itself. */
 static cl_int allowed(cl_int status, cl_int invalid) { return status == CL_SUCCESS || status == invalid ? CL_SUCCESS : status; }
 
+/* A retain and, when it worked, the matching release (which must work too). */
+#define RETAIN_RELEASE(retain, release, handle, invalid)                   \
+  do {                                                                     \
+    cl_int retained_ = retain(handle);                                     \
+    return retained_ == CL_SUCCESS ? release(handle) : allowed(retained_, invalid); \
+  } while (0)
+
 static void *racer_main(void *arg) {
   struct race_run *run = arg;
   static atomic_uint next_id;
@@ -100,11 +107,7 @@ static cl_int buffer_use(struct kiln_test_env *env, void *handle, unsigned which
     size_t size;
     return allowed(clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL), CL_INVALID_MEM_OBJECT);
   }
-  case 1: {
-    cl_int status = clRetainMemObject(mem);
-    if (status == CL_SUCCESS) return clReleaseMemObject(mem);
-    return allowed(status, CL_INVALID_MEM_OBJECT);
-  }
+  case 1: RETAIN_RELEASE(clRetainMemObject, clReleaseMemObject, mem, CL_INVALID_MEM_OBJECT);
   default: {
     static const cl_int data[4] = {1, 2, 3, 4};
     cl_bool blocking = round % 2 ? CL_TRUE : CL_FALSE;
@@ -131,11 +134,7 @@ static cl_int kernel_use(struct kiln_test_env *env, void *handle, unsigned which
     cl_uint args;
     return allowed(clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof args, &args, NULL), CL_INVALID_KERNEL);
   }
-  case 1: {
-    cl_int status = clRetainKernel(kernel);
-    if (status == CL_SUCCESS) return clReleaseKernel(kernel);
-    return allowed(status, CL_INVALID_KERNEL);
-  }
+  case 1: RETAIN_RELEASE(clRetainKernel, clReleaseKernel, kernel, CL_INVALID_KERNEL);
   default: {
     cl_int status = CL_SUCCESS;
     for (cl_uint i = 0; i < 2 && status == CL_SUCCESS; i++) status = clSetKernelArg(kernel, i, sizeof kernel_buffer, &kernel_buffer);
@@ -163,11 +162,7 @@ static cl_int queue_use(struct kiln_test_env *env, void *handle, unsigned which,
     return allowed(clGetCommandQueueInfo(queue, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL),
                    CL_INVALID_COMMAND_QUEUE);
   }
-  case 1: {
-    cl_int status = clRetainCommandQueue(queue);
-    if (status == CL_SUCCESS) return clReleaseCommandQueue(queue);
-    return allowed(status, CL_INVALID_COMMAND_QUEUE);
-  }
+  case 1: RETAIN_RELEASE(clRetainCommandQueue, clReleaseCommandQueue, queue, CL_INVALID_COMMAND_QUEUE);
   default: {
     cl_event marker = NULL;
     cl_int status = round % 2 ? clFinish(queue) : clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker);
@@ -203,11 +198,7 @@ static cl_int event_use(struct kiln_test_env *env, void *handle, unsigned which,
     return allowed(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
                    CL_INVALID_EVENT);
   }
-  case 1: {
-    cl_int status = clRetainEvent(event);
-    if (status == CL_SUCCESS) return clReleaseEvent(event);
-    return allowed(status, CL_INVALID_EVENT);
-  }
+  case 1: RETAIN_RELEASE(clRetainEvent, clReleaseEvent, event, CL_INVALID_EVENT);
   default: {
     if (round % 64) return allowed(clWaitForEvents(1, &event), CL_INVALID_EVENT);
     cl_int status = clSetEventCallback(event, CL_COMPLETE, event_noted, &callbacks_run);
@@ -238,11 +229,7 @@ static cl_int program_use(struct kiln_test_env *env, void *handle, unsigned whic
     size_t size;
     return allowed(clGetProgramInfo(p, CL_PROGRAM_SOURCE, 0, NULL, &size), CL_INVALID_PROGRAM);
   }
-  case 1: {
-    cl_int status = clRetainProgram(p);
-    if (status == CL_SUCCESS) return clReleaseProgram(p);
-    return allowed(status, CL_INVALID_PROGRAM);
-  }
+  case 1: RETAIN_RELEASE(clRetainProgram, clReleaseProgram, p, CL_INVALID_PROGRAM);
   default: {
     cl_int status;
     cl_kernel k = clCreateKernel(p, "k", &status); /* never built: CL_INVALID_PROGRAM_EXECUTABLE */
@@ -267,11 +254,7 @@ static cl_int context_use(struct kiln_test_env *env, void *handle, unsigned whic
     return allowed(clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof devices, &devices, NULL),
                    CL_INVALID_CONTEXT);
   }
-  case 1: {
-    cl_int status = clRetainContext(context);
-    if (status == CL_SUCCESS) return clReleaseContext(context);
-    return allowed(status, CL_INVALID_CONTEXT);
-  }
+  case 1: RETAIN_RELEASE(clRetainContext, clReleaseContext, context, CL_INVALID_CONTEXT);
   default: {
     cl_int status;
     cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, 64, NULL, &status);
@@ -295,11 +278,8 @@ static cl_int command_buffer_use(struct kiln_test_env *env, void *handle, unsign
     return allowed(kcb.clGetCommandBufferInfoKHR(cb, CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR, sizeof refs, &refs, NULL),
                    CL_INVALID_COMMAND_BUFFER_KHR);
   }
-  case 1: {
-    cl_int status = kcb.clRetainCommandBufferKHR(cb);
-    if (status == CL_SUCCESS) return kcb.clReleaseCommandBufferKHR(cb);
-    return allowed(status, CL_INVALID_COMMAND_BUFFER_KHR);
-  }
+  case 1:
+    RETAIN_RELEASE(kcb.clRetainCommandBufferKHR, kcb.clReleaseCommandBufferKHR, cb, CL_INVALID_COMMAND_BUFFER_KHR);
   default: {
     /* Recording into it, or finalizing it (which ends recording: later calls are
      * CL_INVALID_OPERATION, as the extension says). */
@@ -330,11 +310,8 @@ static cl_int recording_use(struct kiln_test_env *env, void *handle, unsigned wh
     cl_int status = qrq.clEndRecordingQCOM(recording); /* ended already: CL_INVALID_OPERATION */
     return status == CL_INVALID_OPERATION ? CL_SUCCESS : allowed(status, CL_INVALID_VALUE);
   }
-  case 1: { /* the extension's code for an invalid recording here: CL_INVALID_OPERATION */
-    cl_int status = qrq.clRetainRecordingQCOM(recording);
-    if (status == CL_SUCCESS) return qrq.clReleaseRecordingQCOM(recording);
-    return allowed(status, CL_INVALID_OPERATION);
-  }
+  case 1: /* the extension's code for an invalid recording here: CL_INVALID_OPERATION */
+    RETAIN_RELEASE(qrq.clRetainRecordingQCOM, qrq.clReleaseRecordingQCOM, recording, CL_INVALID_OPERATION);
   default:
     return allowed(qrq.clEnqueueRecordingQCOM(env->queue, recording, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL),
                    CL_INVALID_VALUE);

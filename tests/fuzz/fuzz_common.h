@@ -62,4 +62,29 @@ static inline void fuzz_expect_status(cl_int status, const char *what) {
   }
 }
 
+/* Creates every kernel of a built program (code generation) and queries each: its
+ * arguments' type names and its work-group size. Kernels are not run: a kernel may write
+ * outside its buffers, which crashes a CPU driver by design (docs/reliability.md). */
+static inline void fuzz_describe_kernels(struct fuzz_env *env, cl_program program) {
+  cl_uint count = 0;
+  cl_int err = clCreateKernelsInProgram(program, 0, NULL, &count);
+  fuzz_expect_status(err, "clCreateKernelsInProgram");
+  if (err != CL_SUCCESS || !count) return;
+  cl_kernel *kernels = calloc(count, sizeof *kernels);
+  if (kernels && clCreateKernelsInProgram(program, count, kernels, NULL) == CL_SUCCESS)
+    for (cl_uint i = 0; i < count; i++) {
+      cl_uint args = 0;
+      FUZZ_CHECK(clGetKernelInfo(kernels[i], CL_KERNEL_NUM_ARGS, sizeof args, &args, NULL));
+      for (cl_uint a = 0; a < args; a++) {
+        size_t name_size;
+        fuzz_expect_status(clGetKernelArgInfo(kernels[i], a, CL_KERNEL_ARG_TYPE_NAME, 0, NULL, &name_size),
+                           "clGetKernelArgInfo");
+      }
+      size_t group;
+      FUZZ_CHECK(clGetKernelWorkGroupInfo(kernels[i], env->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof group, &group, NULL));
+      FUZZ_CHECK(clReleaseKernel(kernels[i]));
+    }
+  free(kernels);
+}
+
 #endif

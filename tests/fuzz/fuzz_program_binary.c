@@ -76,21 +76,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   if (err != CL_SUCCESS || status != CL_SUCCESS) abort();
   err = clBuildProgram(program, 1, &env->device, NULL, NULL, NULL);
   fuzz_expect_status(err, "clBuildProgram");
-  if (err == CL_SUCCESS) {
-    cl_uint count = 0;
-    err = clCreateKernelsInProgram(program, 0, NULL, &count);
-    fuzz_expect_status(err, "clCreateKernelsInProgram");
-    if (err == CL_SUCCESS && count) {
-      cl_kernel *kernels = calloc(count, sizeof *kernels);
-      if (clCreateKernelsInProgram(program, count, kernels, NULL) == CL_SUCCESS)
-        for (cl_uint i = 0; i < count; i++) {
-          cl_uint args;
-          FUZZ_CHECK(clGetKernelInfo(kernels[i], CL_KERNEL_NUM_ARGS, sizeof args, &args, NULL));
-          FUZZ_CHECK(clReleaseKernel(kernels[i]));
-        }
-      free(kernels);
-    }
-  }
+  if (err == CL_SUCCESS) fuzz_describe_kernels(env, program);
   size_t log_size = 0;
   FUZZ_CHECK(clGetProgramBuildInfo(program, env->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size));
   FUZZ_CHECK(clReleaseProgram(program));
