@@ -13,7 +13,10 @@
  * pointer is never dereferenced. */
 #define TOMBSTONE ((uintptr_t)1)
 
-static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
+/* Writers first: with glibc's default (readers first), threads validating handles without
+ * pause starved a thread creating objects (1 300 objects a second against 110 000). No
+ * thread takes it twice, so the non-recursive kind is safe. */
+static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 static uintptr_t *registry_slots;
 static size_t registry_capacity; /* power of two */
 static size_t registry_live;
