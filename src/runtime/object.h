@@ -90,7 +90,7 @@ size_t kiln_object_registry_count(void);
  * first reused): a handle the application still uses after releasing it is not taken for
  * the next object of its type. The pool grows to the peak number of live objects of each
  * type plus the quarantine. */
-#define KILN_OBJECT_QUARANTINE 64u
+#define KILN_OBJECT_QUARANTINE 256u
 void *kiln_object_alloc(kiln_object_type type, size_t size);
 void kiln_object_free(struct kiln_object *object);
 /* Handle structs currently allocated (all types, internal ones included). */

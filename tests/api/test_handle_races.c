@@ -22,10 +22,12 @@ static cl_program program; /* built: kernel "scale" */
 /* Event callbacks registered and run: a race waits for the callback thread to catch up. */
 static atomic_ulong callbacks_set, callbacks_run;
 
+/* The creating thread's calls return their status instead of asserting: a failure must
+ * stop the racers before the test fails (they use this frame's data). */
 struct race {
   const char *name;
-  void *(*create)(struct kiln_test_env *env);
-  void (*destroy)(void *handle);
+  void *(*create)(struct kiln_test_env *env, cl_int *status); /* NULL and *status on failure */
+  cl_int (*destroy)(void *handle);
   /* One call on `handle` by racer `which`; returns the unexpected status, or CL_SUCCESS. */
   cl_int (*use)(struct kiln_test_env *env, void *handle, unsigned which, unsigned round);
 };
@@ -78,14 +80,17 @@ static void run_race(struct kiln_test_env *env, const struct race *race) {
   for (int i = 0; i < RACERS; i++) assert_int_equal(0, pthread_create(&racers[i], NULL, racer_main, &run));
   double end = kiln_test_now_ms() + 1000.0 * race_seconds();
   unsigned long created = 0;
-  while (kiln_test_now_ms() < end) {
-    void *handle = race->create(env);
+  cl_int creator_status = CL_SUCCESS;
+  while (kiln_test_now_ms() < end && creator_status == CL_SUCCESS) {
+    void *handle = race->create(env, &creator_status);
+    if (!handle) break;
     atomic_store(&run.latest, handle);
     created++;
-    race->destroy(handle); /* racers may still be using it */
+    creator_status = race->destroy(handle); /* racers may still be using it */
   }
   atomic_store(&run.stop, true);
   for (int i = 0; i < RACERS; i++) pthread_join(racers[i], NULL);
+  if (creator_status != CL_SUCCESS) fail_msg("%s: the creating thread got %d", race->name, creator_status);
   assert_cl_success(clFinish(env->queue));
   /* The events' callbacks hold them until they have run. */
   for (int ms = 0; ms < 60000 && atomic_load(&callbacks_run) != atomic_load(&callbacks_set); ms++) kiln_test_sleep_ms(1);
@@ -97,8 +102,10 @@ static void run_race(struct kiln_test_env *env, const struct race *race) {
 
 /* ---- buffers ---- */
 
-static void *buffer_create(struct kiln_test_env *env) { return kiln_test_buffer(env->context, 256); }
-static void buffer_destroy(void *handle) { assert_cl_success(clReleaseMemObject(handle)); }
+static void *buffer_create(struct kiln_test_env *env, cl_int *status) {
+  return clCreateBuffer(env->context, CL_MEM_READ_WRITE, 256, NULL, status);
+}
+static cl_int buffer_destroy(void *handle) { return clReleaseMemObject(handle); }
 
 static cl_int buffer_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
   cl_mem mem = handle;
@@ -119,11 +126,11 @@ static cl_int buffer_use(struct kiln_test_env *env, void *handle, unsigned which
 
 /* ---- kernels ---- */
 
-static void *kernel_create(struct kiln_test_env *env) {
+static void *kernel_create(struct kiln_test_env *env, cl_int *status) {
   (void)env;
-  return kiln_test_kernel(program, "scale");
+  return clCreateKernel(program, "scale", status);
 }
-static void kernel_destroy(void *handle) { assert_cl_success(clReleaseKernel(handle)); }
+static cl_int kernel_destroy(void *handle) { return clReleaseKernel(handle); }
 
 static cl_mem kernel_buffer; /* the kernels' arguments */
 
@@ -150,8 +157,10 @@ static cl_int kernel_use(struct kiln_test_env *env, void *handle, unsigned which
 
 /* ---- queues ---- */
 
-static void *queue_create(struct kiln_test_env *env) { return kiln_test_queue(env->context, env->device, 0); }
-static void queue_destroy(void *handle) { assert_cl_success(clReleaseCommandQueue(handle)); }
+static void *queue_create(struct kiln_test_env *env, cl_int *status) {
+  return clCreateCommandQueueWithProperties(env->context, env->device, NULL, status);
+}
+static cl_int queue_destroy(void *handle) { return clReleaseCommandQueue(handle); }
 
 static cl_int queue_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
   (void)env;
@@ -174,14 +183,12 @@ static cl_int queue_use(struct kiln_test_env *env, void *handle, unsigned which,
 
 /* ---- events ---- */
 
-static void *event_create(struct kiln_test_env *env) {
-  cl_int err;
-  cl_event event = clCreateUserEvent(env->context, &err);
-  assert_cl_success(err);
-  assert_cl_success(clSetUserEventStatus(event, CL_COMPLETE));
+static void *event_create(struct kiln_test_env *env, cl_int *status) {
+  cl_event event = clCreateUserEvent(env->context, status);
+  if (event && (*status = clSetUserEventStatus(event, CL_COMPLETE)) != CL_SUCCESS) return NULL;
   return event;
 }
-static void event_destroy(void *handle) { assert_cl_success(clReleaseEvent(handle)); }
+static cl_int event_destroy(void *handle) { return clReleaseEvent(handle); }
 
 static void CL_CALLBACK event_noted(cl_event event, cl_int status, void *data) {
   (void)event;
@@ -212,13 +219,10 @@ static cl_int event_use(struct kiln_test_env *env, void *handle, unsigned which,
 
 static const char *small_source = "kernel void k(global int *p) { p[0] = 1; }\n";
 
-static void *program_create(struct kiln_test_env *env) {
-  cl_int err;
-  cl_program p = clCreateProgramWithSource(env->context, 1, &small_source, NULL, &err);
-  assert_cl_success(err);
-  return p;
+static void *program_create(struct kiln_test_env *env, cl_int *status) {
+  return clCreateProgramWithSource(env->context, 1, &small_source, NULL, status);
 }
-static void program_destroy(void *handle) { assert_cl_success(clReleaseProgram(handle)); }
+static cl_int program_destroy(void *handle) { return clReleaseProgram(handle); }
 
 static cl_int program_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
   (void)env;
@@ -241,8 +245,10 @@ static cl_int program_use(struct kiln_test_env *env, void *handle, unsigned whic
 
 /* ---- contexts ---- */
 
-static void *context_create(struct kiln_test_env *env) { return kiln_test_context(env->device); }
-static void context_destroy(void *handle) { assert_cl_success(clReleaseContext(handle)); }
+static void *context_create(struct kiln_test_env *env, cl_int *status) {
+  return clCreateContext(NULL, 1, &env->device, NULL, NULL, status);
+}
+static cl_int context_destroy(void *handle) { return clReleaseContext(handle); }
 
 static cl_int context_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
   (void)env;
@@ -266,8 +272,10 @@ static cl_int context_use(struct kiln_test_env *env, void *handle, unsigned whic
 
 /* ---- command buffers ---- */
 
-static void *command_buffer_create(struct kiln_test_env *env) { return kcb_create(env->queue, 0); }
-static void command_buffer_destroy(void *handle) { assert_cl_success(kcb.clReleaseCommandBufferKHR(handle)); }
+static void *command_buffer_create(struct kiln_test_env *env, cl_int *status) {
+  return kcb.clCreateCommandBufferKHR(1, &env->queue, NULL, status);
+}
+static cl_int command_buffer_destroy(void *handle) { return kcb.clReleaseCommandBufferKHR(handle); }
 
 static cl_int command_buffer_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
   (void)env;
@@ -295,12 +303,22 @@ static cl_int command_buffer_use(struct kiln_test_env *env, void *handle, unsign
 static cl_command_queue recordable;
 static cl_kernel recorded_kernel;
 
-static void *recording_create(struct kiln_test_env *env) {
+/* A racer still holding the handle of an earlier recording whose memory this one reuses
+ * (after the quarantine) may end it first: then the creator's own enqueue and end are
+ * CL_INVALID_OPERATION, which is right for what the racer did. */
+static void *recording_create(struct kiln_test_env *env, cl_int *status) {
   (void)env;
   const size_t global = 16;
-  return qrq_record(recordable, recorded_kernel, 1, &global, NULL);
+  cl_recording_qcom recording = qrq.clNewRecordingQCOM(recordable, status);
+  if (!recording) return NULL;
+  cl_int recorded = clEnqueueNDRangeKernel(recordable, recorded_kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+  cl_int ended = qrq.clEndRecordingQCOM(recording);
+  *status = allowed(recorded, CL_INVALID_OPERATION);
+  if (*status == CL_SUCCESS) *status = allowed(ended, CL_INVALID_OPERATION);
+  if (*status != CL_SUCCESS) return NULL;
+  return recording;
 }
-static void recording_destroy(void *handle) { assert_cl_success(qrq.clReleaseRecordingQCOM(handle)); }
+static cl_int recording_destroy(void *handle) { return qrq.clReleaseRecordingQCOM(handle); }
 
 static cl_int recording_use(struct kiln_test_env *env, void *handle, unsigned which, unsigned round) {
   (void)round;
