@@ -12,6 +12,7 @@
 #include "../ext/qcom_recordable_test.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,8 +305,10 @@ static cl_command_queue recordable;
 static cl_kernel recorded_kernel;
 
 /* A racer still holding the handle of an earlier recording whose memory this one reuses
- * (after the quarantine) may end it first: then the creator's own enqueue and end are
- * CL_INVALID_OPERATION, which is right for what the racer did. */
+ * (after the quarantine: 256 recordings take a few ms, and a preempted racer sleeps
+ * longer) may end it first: then the creator's own enqueue and end are
+ * CL_INVALID_OPERATION, which is right for what the racer did. The racers' calls on such a
+ * handle get what the newer recording's state calls for. */
 static void *recording_create(struct kiln_test_env *env, cl_int *status) {
   (void)env;
   const size_t global = 16;
@@ -328,11 +331,23 @@ static cl_int recording_use(struct kiln_test_env *env, void *handle, unsigned wh
     cl_int status = qrq.clEndRecordingQCOM(recording); /* ended already: CL_INVALID_OPERATION */
     return status == CL_INVALID_OPERATION ? CL_SUCCESS : allowed(status, CL_INVALID_VALUE);
   }
-  case 1: /* the extension's code for an invalid recording here: CL_INVALID_OPERATION */
-    RETAIN_RELEASE(qrq.clRetainRecordingQCOM, qrq.clReleaseRecordingQCOM, recording, CL_INVALID_OPERATION);
-  default:
-    return allowed(qrq.clEnqueueRecordingQCOM(env->queue, recording, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL),
-                   CL_INVALID_VALUE);
+  case 1: { /* the extension's code for an invalid recording here: CL_INVALID_OPERATION */
+    cl_int retained = qrq.clRetainRecordingQCOM(recording);
+    if (retained != CL_SUCCESS) return allowed(retained, CL_INVALID_OPERATION);
+    /* A stale handle may have retained a newer recording in the same memory that is still
+     * being recorded; it cannot be released before the creator ends it (and the reference
+     * taken must be given back, or the recording leaks). */
+    cl_int released = qrq.clReleaseRecordingQCOM(recording);
+    for (int tries = 0; released == CL_INVALID_OPERATION && tries < 100000; tries++) {
+      sched_yield();
+      released = qrq.clReleaseRecordingQCOM(recording);
+    }
+    return released;
+  }
+  default: { /* CL_INVALID_OPERATION: a stale handle to a newer recording not yet ended */
+    cl_int status = qrq.clEnqueueRecordingQCOM(env->queue, recording, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL);
+    return status == CL_INVALID_OPERATION ? CL_SUCCESS : allowed(status, CL_INVALID_VALUE);
+  }
   }
 }
 
