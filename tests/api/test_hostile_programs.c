@@ -10,6 +10,9 @@
  * - wide vectors across barriers: double4, double8, float16 and long8 values kept live
  *   across a barrier, for every work-group size from 1 to 64 (a 32-byte vector store into
  *   a 16-byte aligned frame slot killed a worker);
+ * - compiler faults: a program clang 19 crashes on (a vector literal of a pointer) and
+ *   inline assembly (which stopped or exited the process in code generation) fail the
+ *   build with a log; the compiler works afterwards;
  * - recursion (direct, mutual over two and three functions, a kernel calling itself, and
  *   across separately compiled objects at link time) fails the build with a log naming
  *   the cycle (it built, then failed at enqueue). */
@@ -253,7 +256,49 @@ static int child_wide_barrier_values(void) {
   return 0;
 }
 
+/* Builds `source` and expects CL_BUILD_PROGRAM_FAILURE with every one of `needles` in the log. */
+static void expect_build_failure(struct child_env *e, const char *what, const char *source, const char *const *needles) {
+  static char log[1 << 14];
+  cl_program program;
+  cl_int err = try_build(e, source, &program, log, sizeof log);
+  if (err != CL_BUILD_PROGRAM_FAILURE) fail_msg("%s: clBuildProgram %d, log: %.300s", what, err, log);
+  for (; *needles; needles++)
+    if (!strstr(log, *needles)) fail_msg("%s: the log lacks '%s': %.600s", what, *needles, log);
+  assert_cl_success(clReleaseProgram(program));
+}
+
+static int child_compiler_faults(void) {
+  struct child_env e = child_env_new();
+  /* clang 19 dereferences NULL in Sema for a vector literal of a pointer (fixed in LLVM 23
+   * by a diagnostic): a compiler that has the fix reports an error instead of crashing, so
+   * only the failure and a log line are required. Twice: the second runs on a new compiler
+   * thread. */
+  const char *vector_of_pointer = "kernel void k(global float4 *o, global int *p) { o[0] = (float4)(p); }\n";
+  const char *crash_needles[] = {"error", NULL};
+  for (int i = 0; i < 2; i++) expect_build_failure(&e, "vector literal of a pointer", vector_of_pointer, crash_needles);
+  /* Inline assembly: refused at build (it stopped the process at code generation, with
+   * "LLVM ERROR: Inline asm not supported by this streamer", or exited it for an
+   * unallocatable register constraint). */
+  const char *asm_needles[] = {"inline assembly is not supported", "in function k", NULL};
+  expect_build_failure(&e, "inline assembly", "kernel void k(global int *a) { __asm__ volatile(\"nop\"); }\n", asm_needles);
+  expect_build_failure(&e, "unallocatable asm operand",
+                       "kernel void k(global int *a) { int x; __asm__(\"movl %1, %0\" : \"={foo}\"(x) : \"r\"(a[0])); a[1] = x; }\n",
+                       asm_needles);
+  const char *file_asm_needles[] = {"inline assembly is not supported", "at file scope", NULL};
+  expect_build_failure(&e, "file-scope assembly", "__asm__(\".globl kiln_test_symbol\");\nkernel void k(global int *a) { a[0] = 1; }\n",
+                       file_asm_needles);
+  /* The compiler still works. */
+  cl_program program;
+  static char log[4096];
+  assert_cl_success(try_build(&e, "kernel void k(global int *a) { a[0] = a[1] + 41; }\n", &program, log, sizeof log));
+  assert_int_equal(42, run_expression_kernel(&e, program));
+  assert_cl_success(clReleaseProgram(program));
+  child_env_free(&e);
+  return 0;
+}
+
 static const struct kiln_test_child_case child_cases[] = {
+    {"compiler_faults", child_compiler_faults},
     {"deep_nesting", child_deep_nesting},
     {"private_memory", child_private_memory},
     {"wide_barrier_values", child_wide_barrier_values},
@@ -264,6 +309,11 @@ static const struct kiln_test_child_case child_cases[] = {
 static void test_deep_nesting(void **state) {
   (void)state;
   kiln_test_child_expect_ok("deep_nesting", 240);
+}
+
+static void test_compiler_faults(void **state) {
+  (void)state;
+  kiln_test_child_expect_ok("compiler_faults", 120);
 }
 
 static void test_private_memory(void **state) {
@@ -328,6 +378,7 @@ int main(int argc, char **argv) {
   kiln_test_child_main(argc, argv, child_cases, sizeof child_cases / sizeof child_cases[0]);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_deep_nesting),
+      cmocka_unit_test(test_compiler_faults),
       cmocka_unit_test(test_private_memory),
       cmocka_unit_test(test_wide_values_across_barriers),
       cmocka_unit_test_setup_teardown(test_recursion_refused, kiln_test_env_setup, kiln_test_env_teardown),

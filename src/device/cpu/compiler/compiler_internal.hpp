@@ -39,10 +39,20 @@ constexpr const char *OPTION_OPT_DISABLE = "opt-disable";
 
 char *dup_log(const std::string &text);
 
-// Runs `work` (a compiler entry point's body, returning a kiln_compile_status) on a thread
-// with a deep stack (deep_stack.cpp); a program nested so deeply that even that stack
-// runs out makes it return KILN_COMPILE_FAILED with *log saying so.
-int run_with_deep_stack(const std::function<int()> &work, char **log);
+// Diagnostics LLVM reports through a context (linker clashes, code generation errors), as
+// build log lines. A context without a handler prints errors to stderr and exits the
+// process. `into` must outlive the handler: pass nullptr to remove it.
+struct LlvmDiagnostics {
+  std::string log;
+  unsigned errors = 0;
+};
+void collect_llvm_diagnostics(llvm::LLVMContext &context, LlvmDiagnostics *into);
+
+// Runs `work` (a compiler entry point's body, returning a kiln_compile_status) on a
+// compiler thread with a deep stack (compiler_thread.cpp); a program nested so deeply that
+// even that stack runs out, or one clang or LLVM crashes on, makes it return
+// KILN_COMPILE_FAILED with *log saying so.
+int run_on_compiler_thread(const std::function<int()> &work, char **log);
 
 // Adds the frame size of every function of a relocatable object compiled with
 // EmitStackSizeSection (stack_sizes.cpp) to `sizes`, by symbol name. False when the object

@@ -140,6 +140,6 @@ extern "C" int kiln_compiler_compile(const char *source, size_t length, const ch
                                      const struct kiln_cl_header *headers, size_t num_headers, kiln_module **out,
                                      char **log) {
   *out = nullptr;
-  return kiln::run_with_deep_stack([&] { return compile_source(source, length, options, headers, num_headers, out, log); },
+  return kiln::run_on_compiler_thread([&] { return compile_source(source, length, options, headers, num_headers, out, log); },
                                    log);
 }

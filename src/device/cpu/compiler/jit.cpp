@@ -40,6 +40,8 @@ using namespace llvm;
 using namespace llvm::orc;
 
 struct kiln_jit_program {
+  // Code generation's diagnostics (its context's handler points here): destroyed last.
+  kiln::LlvmDiagnostics diagnostics;
   std::unique_ptr<ObjectCache> capture;  // jit's compiler uses it: declared first, destroyed last
   std::unique_ptr<LLJIT> jit;
   std::vector<kiln_launcher_fn> launchers;
@@ -227,7 +229,9 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   auto tm = jtmb->createTargetMachine();
   if (!tm) return fail(toString(tm.takeError()));
 
+  auto program = std::make_unique<kiln_jit_program>();
   auto context = std::make_unique<LLVMContext>();
+  kiln::collect_llvm_diagnostics(*context, &program->diagnostics);
   std::string error;
   std::unique_ptr<Module> m = kiln::copy_module(*executable->module, *context, error);
   if (!m) return fail(error);
@@ -281,7 +285,6 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   static const bool dump_ir = getenv("KILN_DEBUG_IR") != nullptr;
   if (dump_ir) m->print(errs(), nullptr);
 
-  auto program = std::make_unique<kiln_jit_program>();
   program->capture = std::make_unique<ObjectCapture>(program->objects);
   auto jit = create_jit(std::move(*jtmb), program->capture.get());
   if (!jit) {
@@ -292,6 +295,10 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   if (Error e = program->jit->addIRModule(ThreadSafeModule(std::move(m), std::move(context))))
     return fail(toString(std::move(e)));
   if (Error e = find_launchers(*program, kernels.size())) return fail(toString(std::move(e)));
+  if (program->diagnostics.errors) {  // code generation went on after an error
+    if (log) *log = kiln::dup_log(program->diagnostics.log);
+    return KILN_COMPILE_FAILED;
+  }
   measure_stacks(*program, std::vector<StringRef>(program->objects.begin(), program->objects.end()), kernels.size());
   *out = program.release();
   if (log) *log = strdup("");
@@ -363,13 +370,13 @@ unsigned long kiln_jit_code_generations(void) { return code_generations.load(); 
 
 int kiln_jit_load(const kiln_module *executable, kiln_jit_program **out, char **log) {
   *out = nullptr;
-  return kiln::run_with_deep_stack([&] { return jit_load(executable, out, log); }, log);
+  return kiln::run_on_compiler_thread([&] { return jit_load(executable, out, log); }, log);
 }
 
 int kiln_jit_load_objects(const kiln_module *executable, const void *const *objects, const size_t *sizes, size_t count,
                           kiln_jit_program **out, char **log) {
   *out = nullptr;
-  return kiln::run_with_deep_stack([&] { return jit_load_objects(executable, objects, sizes, count, out, log); },
+  return kiln::run_on_compiler_thread([&] { return jit_load_objects(executable, objects, sizes, count, out, log); },
                                    log);
 }
 

@@ -10,8 +10,6 @@
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Demangle/Demangle.h>
-#include <llvm/IR/DiagnosticInfo.h>
-#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -28,20 +26,11 @@ using namespace llvm;
 
 namespace {
 
-// Collects the linker's diagnostics (duplicate definitions, type clashes).
-void collect_diagnostic(const DiagnosticInfo *info, void *context) {
-  std::string &out = *static_cast<std::string *>(context);
-  raw_string_ostream os(out);
-  DiagnosticPrinterRawOStream printer(os);
-  os << (info->getSeverity() == DS_Error ? "error: " : "warning: ");
-  info->print(printer);
-  os << "\n";
-}
-
 struct LinkState {
   std::unique_ptr<LLVMContext> context = std::make_unique<LLVMContext>();
   std::unique_ptr<Module> module;
-  std::string log;
+  kiln::LlvmDiagnostics diagnostics;  // the linker's (duplicate definitions, type clashes) and the log
+  std::string &log = diagnostics.log;
   ~LinkState() { module.reset(); }  // before its context
 };
 
@@ -145,7 +134,7 @@ static int link_modules(kiln_module *const *inputs, size_t num_inputs, const cha
   }
 
   LinkState s;
-  s.context->setDiagnosticHandlerCallBack(collect_diagnostic, &s.log);
+  kiln::collect_llvm_diagnostics(*s.context, &s.diagnostics);
   s.module = std::make_unique<Module>("kiln-program", *s.context);
   Linker linker(*s.module);
   status = KILN_COMPILE_OK;
@@ -193,7 +182,7 @@ static int link_modules(kiln_module *const *inputs, size_t num_inputs, const cha
       s.log += "error: " + error + "\n";
       status = KILN_COMPILE_FAILED;
     } else {
-      m->context->setDiagnosticHandlerCallBack(nullptr, nullptr);
+      kiln::collect_llvm_diagnostics(*m->context, nullptr);
       *out = m;
     }
   }
@@ -204,5 +193,5 @@ static int link_modules(kiln_module *const *inputs, size_t num_inputs, const cha
 extern "C" int kiln_compiler_link(kiln_module *const *inputs, size_t num_inputs, const char *options,
                                   bool create_library, kiln_module **out, char **log) {
   *out = nullptr;
-  return kiln::run_with_deep_stack([&] { return link_modules(inputs, num_inputs, options, create_library, out, log); }, log);
+  return kiln::run_on_compiler_thread([&] { return link_modules(inputs, num_inputs, options, create_library, out, log); }, log);
 }

@@ -123,6 +123,17 @@ static std::string find_recursion(Module &m) {
   return "";
 }
 
+// Inline assembly, which OpenCL C does not have (clang accepts it): a GPU's would not
+// assemble for the host, and an x86 one that does not assemble stopped the process in
+// code generation. Empty when there is none.
+static std::string find_inline_asm(Module &m) {
+  if (!m.getModuleInlineAsm().empty()) return "at file scope";
+  for (Function &f : m)
+    for (Instruction &inst : instructions(f))
+      if (auto *call = dyn_cast<CallBase>(&inst); call && call->isInlineAsm()) return "in function " + f.getName().str();
+  return "";
+}
+
 // The functions whose instructions use a constant (through constant expressions).
 static void user_functions(Value *v, std::set<Function *> &out) {
   for (User *u : v->users()) {
@@ -320,6 +331,12 @@ namespace kiln {
 
 kiln_module *wrap_module(std::unique_ptr<LLVMContext> context, std::unique_ptr<Module> module,
                          enum kiln_module_kind kind, std::string &error) {
+  std::string assembly = find_inline_asm(*module);
+  if (!assembly.empty()) {
+    error = "inline assembly is not supported (" + assembly + ")";
+    module.reset();  // before its context
+    return nullptr;
+  }
   std::string cycle = find_recursion(*module);
   if (!cycle.empty()) {
     error = "recursion is not allowed in OpenCL C: " + cycle;
@@ -379,10 +396,15 @@ static int deserialize(const void *bytes, size_t size, kiln_module **out, char *
     return KILN_COMPILE_INVALID_BINARY;
   }
   auto context = std::make_unique<LLVMContext>();
+  LlvmDiagnostics diagnostics;
+  collect_llvm_diagnostics(*context, &diagnostics);
   auto parsed = parseBitcodeFile(
       MemoryBufferRef(StringRef(static_cast<const char *>(payload), payload_size), "kiln-binary"), *context);
-  if (!parsed) {
-    if (log) *log = dup_log("invalid binary: " + toString(parsed.takeError()) + "\n");
+  collect_llvm_diagnostics(*context, nullptr);
+  if (!parsed || diagnostics.errors) {
+    std::string why = parsed ? diagnostics.log : toString(parsed.takeError()) + "\n";
+    if (parsed) parsed->reset();  // before its context
+    if (log) *log = dup_log("invalid binary: " + why);
     return KILN_COMPILE_INVALID_BINARY;
   }
   std::string error;
@@ -398,7 +420,7 @@ static int deserialize(const void *bytes, size_t size, kiln_module **out, char *
 
 int kiln_module_deserialize(const void *bytes, size_t size, kiln_module **out, char **log) {
   *out = nullptr;
-  return kiln::run_with_deep_stack([&] { return deserialize(bytes, size, out, log); }, log);
+  return kiln::run_on_compiler_thread([&] { return deserialize(bytes, size, out, log); }, log);
 }
 
 }  // extern "C"

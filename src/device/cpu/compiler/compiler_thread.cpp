@@ -1,16 +1,12 @@
-// deep_stack.cpp: the compiler's own thread stack. Clang's parser, semantic checks and
-// code generation, and LLVM's passes, recurse once per level of nesting in the program
+// compiler_thread.cpp: the threads the compiler runs on. Clang's parser, semantic checks
+// and code generation, and LLVM's passes, recurse once per level of nesting in the program
 // (`- - - ... 1`, `a + a + ... + a`, `if (...) if (...) ...`): 10 000 unary minuses or a
 // 100 000-term sum overflowed the calling thread's 8 MiB stack and killed the process.
 // Every compiler entry point therefore runs on a pooled compiler thread with a large stack
 // (it is address space: pages are only committed as the recursion touches them) and a
-// large guard zone below it. A program that is nested deeper still runs into the guard zone; a
-// SIGSEGV handler on an alternate signal stack recognizes a fault in a compiler thread's
-// guard zone and jumps back to where that thread took the call, and the call fails with a
-// build error.
-// The compiler state of the abandoned call is leaked (a few MB, once per such program):
-// LLVM's own crash recovery (CrashRecoveryContext) abandons it the same way. Faults
-// anywhere else go to the handler that was installed before Kiln's.
+// large guard zone below it, inside a fault guard (compiler_fault.hpp): a program nested
+// deeper still, or one that crashes clang, fails the call with a build error.
+#include "device/cpu/compiler/compiler_fault.hpp"
 #include "device/cpu/compiler/compiler_internal.hpp"
 
 #include <pthread.h>
@@ -26,45 +22,13 @@ namespace {
 
 constexpr size_t STACK_BYTES = size_t(256) << 20;
 constexpr size_t GUARD_BYTES = size_t(1) << 20;  // no compiler frame jumps over it
-constexpr size_t ALT_STACK_BYTES = 64 * 1024;
-
-struct Guard {
-  sigjmp_buf resume;
-  uintptr_t low, high;  // a fault at an address in [low, high) is this thread's overflow
-};
-
-// initial-exec: the handler may read it on any thread without allocating TLS.
-__attribute__((tls_model("initial-exec"))) thread_local Guard *current_guard;
-
-struct sigaction previous_action;
-pthread_once_t handler_once = PTHREAD_ONCE_INIT;
-
-void on_fault(int sig, siginfo_t *info, void *context) {
-  Guard *guard = current_guard;
-  uintptr_t address = (uintptr_t)info->si_addr;
-  if (guard && address >= guard->low && address < guard->high) siglongjmp(guard->resume, 1);
-  // Not a compiler overflow: as if Kiln had installed nothing.
-  if ((previous_action.sa_flags & SA_SIGINFO) && previous_action.sa_sigaction) {
-    previous_action.sa_sigaction(sig, info, context);
-  } else if (previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN) {
-    previous_action.sa_handler(sig);
-  } else {
-    signal(sig, SIG_DFL);  // returning re-runs the faulting instruction, which now kills
-  }
-}
-
-void install_handler() {
-  struct sigaction action = {};
-  action.sa_sigaction = on_fault;
-  action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGSEGV, &action, &previous_action);
-}
+// The fault handler runs here; describing clang's state at a crash takes some room.
+constexpr size_t ALT_STACK_BYTES = 256 * 1024;
 
 struct Call {
   const std::function<int()> *work;
   int status = KILN_COMPILE_FAILED;
-  bool overflowed = false;
+  std::string fault;  // the build log line of a fault, else empty
   bool done = false;
   Call *next = nullptr;
 };
@@ -73,7 +37,8 @@ struct Call {
 // call, and under AddressSanitizer each dead thread left mappings behind until mmap failed
 // (found by fuzz_build_options after 250 000 builds). Threads wait for calls, a thread is
 // started only when none waits, idle threads leave after IDLE_SECONDS, and a thread whose
-// call overflowed leaves at once (its stack is committed to the guard zone).
+// call faulted leaves at once (its stack is committed down to the fault, its thread-local
+// compiler state abandoned).
 constexpr int IDLE_SECONDS = 10;
 
 struct Pool {
@@ -115,16 +80,19 @@ void finish_call(Call *call, bool leaving) {
   pthread_mutex_unlock(&pool.lock);
 }
 
-// Runs one call with the overflow guard armed; false when it overflowed.
-bool run_guarded(Call *call, Guard *guard) {
-  if (sigsetjmp(guard->resume, 1) != 0) {
-    current_guard = nullptr;
-    call->overflowed = true;
+// Runs one call inside the fault guard; false when it faulted (the thread must not be
+// reused: its stack and thread-local compiler state were abandoned mid-call).
+bool run_guarded(Call *call, uintptr_t stack_low) {
+  kiln::FaultGuard guard;
+  guard.overflow_low = stack_low - GUARD_BYTES;
+  guard.overflow_high = stack_low + 64 * 1024;
+  if (sigsetjmp(guard.resume, 1) != 0) {
+    call->fault = kiln::fault_message(guard, STACK_BYTES >> 20);
     return false;
   }
-  current_guard = guard;
+  kiln::arm_fault_guard(&guard);
   call->status = (*call->work)();
-  current_guard = nullptr;
+  kiln::disarm_fault_guard();
   return true;
 }
 
@@ -140,10 +108,6 @@ void *thread_main(void *) {
     pthread_attr_getstack(&attr, &stack_low, &stack_size);
     pthread_attr_destroy(&attr);
   }
-  Guard *guard = new Guard;
-  guard->low = (uintptr_t)stack_low - GUARD_BYTES;
-  guard->high = (uintptr_t)stack_low + 64 * 1024;
-
   bool healthy = true;
   pthread_mutex_lock(&pool.lock);
   while (healthy) {
@@ -160,7 +124,7 @@ void *thread_main(void *) {
     Call *call = take_call_locked();
     pthread_mutex_unlock(&pool.lock);
     if (guarded) {
-      healthy = run_guarded(call, guard);
+      healthy = run_guarded(call, (uintptr_t)stack_low);
     } else {
       call->status = (*call->work)();  // unguarded, as on the caller's stack
     }
@@ -180,7 +144,6 @@ void *thread_main(void *) {
     sigaltstack(&off, nullptr);
   }
   free(alt.ss_sp);
-  delete guard;
   return nullptr;
 }
 
@@ -200,8 +163,8 @@ bool start_thread_locked() {
 
 namespace kiln {
 
-int run_with_deep_stack(const std::function<int()> &work, char **log) {
-  pthread_once(&handler_once, install_handler);
+int run_on_compiler_thread(const std::function<int()> &work, char **log) {
+  kiln::install_fault_handlers();
   Call call;
   call.work = &work;
   pthread_mutex_lock(&pool.lock);
@@ -220,11 +183,10 @@ int run_with_deep_stack(const std::function<int()> &work, char **log) {
   pthread_cond_signal(&pool.work_ready);
   while (!call.done) pthread_cond_wait(&pool.call_done, &pool.lock);
   pthread_mutex_unlock(&pool.lock);
-  if (call.overflowed) {
+  if (!call.fault.empty()) {
     if (log) {
       free(*log);
-      *log = dup_log("error: the program is nested too deeply for the compiler (its " +
-                     std::to_string(STACK_BYTES >> 20) + " MiB stack ran out)\n");
+      *log = dup_log(call.fault);
     }
     return KILN_COMPILE_FAILED;
   }
