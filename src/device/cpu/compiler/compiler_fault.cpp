@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -61,6 +62,11 @@ void on_fault(int sig, siginfo_t *info, void *context) {
       uintptr_t address = (uintptr_t)info->si_addr;
       bool overflow = sig == SIGSEGV && address >= guard->overflow_low && address < guard->overflow_high;
       guard->signal = sig;
+#if defined(__x86_64__)
+      guard->fault_sp = (uintptr_t) static_cast<ucontext_t *>(context)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+      guard->fault_sp = (uintptr_t) static_cast<ucontext_t *>(context)->uc_mcontext.sp;
+#endif
       guard->fault = overflow ? kiln::Fault::stack_overflow : kiln::Fault::crash;
       if (!overflow) describe_compiler_state(guard);
     }
@@ -89,6 +95,7 @@ void on_fatal_error(void *, const char *reason, bool) {
     return;
   }
   current_guard = nullptr;
+  guard->fault_sp = (uintptr_t)__builtin_frame_address(0);
   guard->fault = kiln::Fault::fatal_error;
   snprintf(guard->what, sizeof guard->what, "%s", reason);
   siglongjmp(guard->resume, 1);

@@ -23,6 +23,7 @@ enum class Fault { none, stack_overflow, crash, fatal_error };
 struct FaultGuard {
   sigjmp_buf resume;
   uintptr_t overflow_low, overflow_high;  // a SIGSEGV at [low, high) is a stack overflow
+  uintptr_t fault_sp = 0;  // the stack pointer at the fault (0: unknown)
   Fault fault = Fault::none;
   int signal = 0;
   char what[2048] = "";  // the fatal error's reason, or what the compiler was doing

@@ -9,14 +9,25 @@
 #include "device/cpu/compiler/compiler_fault.hpp"
 #include "device/cpu/compiler/compiler_internal.hpp"
 
+#include <alloca.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <functional>
 #include <string>
+
+#ifdef __has_feature
+#define KILN_HAS_FEATURE(x) __has_feature(x)
+#else
+#define KILN_HAS_FEATURE(x) 0
+#endif
+#if defined(__SANITIZE_ADDRESS__) || KILN_HAS_FEATURE(address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace {
 
@@ -62,6 +73,47 @@ struct Pool {
 };
 Pool pool;
 
+// After a jump out of a fault, AddressSanitizer still marks the abandoned frames' redzones
+// below this one (it declines to clear stacks over 64 MiB on a jump), and the next call
+// made here would be reported as overflowing them. And LeakSanitizer would report the
+// compiler state those frames pointed to, leaked on purpose: a copy of the frames is kept
+// where it scans (a list reachable from a global), so the state stays reachable.
+#if defined(__SANITIZE_ADDRESS__) || KILN_HAS_FEATURE(address_sanitizer)
+struct KeptFrames {
+  KeptFrames *next;
+  size_t size;
+  alignas(16) char bytes[];
+};
+KeptFrames *kept_frames;  // guarded by pool.lock
+constexpr uintptr_t RED_ZONE_BYTES = 128;  // below the stack pointer, usable by leaf code
+
+__attribute__((noinline)) void abandon_frames(uintptr_t stack_low, uintptr_t fault_sp) {
+  uintptr_t top = (uintptr_t)__builtin_frame_address(0);  // a local may live on ASan's fake stack
+  __asan_unpoison_memory_region(reinterpret_cast<void *>(stack_low), top - stack_low);
+  uintptr_t low = fault_sp > stack_low + RED_ZONE_BYTES ? fault_sp - RED_ZONE_BYTES : stack_low;
+  if (!fault_sp || low >= top) return;
+  auto *kept = static_cast<KeptFrames *>(malloc(sizeof(KeptFrames) + (top - low)));
+  if (!kept) return;
+  kept->size = top - low;
+  memcpy(kept->bytes, reinterpret_cast<const void *>(low), kept->size);
+  pthread_mutex_lock(&pool.lock);
+  kept->next = kept_frames;
+  kept_frames = kept;
+  pthread_mutex_unlock(&pool.lock);
+}
+
+// Calls the work below a gap, so that abandon_frames, running after the jump where the
+// call's outermost frames were, copies them before its own frame covers them.
+void call_work(Call *call) {
+  void *gap = alloca(64 * 1024);
+  asm volatile("" : : "r"(gap) : "memory");
+  call->status = (*call->work)();
+}
+#else
+void abandon_frames(uintptr_t, uintptr_t) {}
+void call_work(Call *call) { call->status = (*call->work)(); }
+#endif
+
 Call *take_call_locked() {
   Call *call = pool.head;
   pool.head = call->next;
@@ -87,11 +139,12 @@ bool run_guarded(Call *call, uintptr_t stack_low) {
   guard.overflow_low = stack_low - GUARD_BYTES;
   guard.overflow_high = stack_low + 64 * 1024;
   if (sigsetjmp(guard.resume, 1) != 0) {
+    abandon_frames(stack_low, guard.fault_sp);
     call->fault = kiln::fault_message(guard, STACK_BYTES >> 20);
     return false;
   }
   kiln::arm_fault_guard(&guard);
-  call->status = (*call->work)();
+  call_work(call);
   kiln::disarm_fault_guard();
   return true;
 }
