@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "device/cpu/compiler/compiler.h"
+#include "kiln_test_child.h"
 
 #include <CL/cl.h>
 #include <math.h>
@@ -275,6 +276,34 @@ static void loop_detection(void **state) {
 /* kiln_jit_launcher_stack: from the machine code, a launcher's frame (private arrays
  * included); a 4 MiB private array shows in full, a plain kernel needs well under 64 KiB;
  * loading the same code from its objects gives the same. */
+/* A fault of the compiler fails the call with a log saying what happened; the compiler
+ * works afterwards (on a new thread: a faulted one is not reused). In a child process:
+ * CMocka installs signal handlers of its own for each test, over Kiln's. */
+static int child_compiler_faults(void) {
+  static const struct {
+    enum kiln_compiler_fault kind;
+    const char *needle;
+  } cases[] = {{KILN_FAULT_SIGSEGV, "crashed compiling this program (SIGSEGV"},
+               {KILN_FAULT_SIGFPE, "crashed compiling this program (SIGFPE"},
+               {KILN_FAULT_LLVM_FATAL_ERROR, "fatal error, caught by Kiln): provoked by a Kiln test"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *log = NULL;
+    assert_int_equal(KILN_COMPILE_FAILED, kiln_compiler_provoke_fault(cases[i].kind, &log));
+    if (!log || !strstr(log, cases[i].needle)) fail_msg("fault %zu: log '%s'", i, log ? log : "(none)");
+    free(log);
+    kiln_module *m = compile_ok("__kernel void k(__global int *p) { p[0] = 1; }\n", "");
+    kiln_module_free(m);
+  }
+  return 0;
+}
+
+static const struct kiln_test_child_case child_cases[] = {{"compiler_faults", child_compiler_faults}};
+
+static void compiler_faults(void **state) {
+  (void)state;
+  kiln_test_child_expect_ok("compiler_faults", 60);
+}
+
 static void stack_sizes(void **state) {
   (void)state;
   kiln_module *m = compile_ok(
@@ -869,11 +898,12 @@ static void binaries(void **state) {
   built_free(&b);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  kiln_test_child_main(argc, argv, child_cases, sizeof child_cases / sizeof child_cases[0]);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compile_errors_in_log), cmocka_unit_test(feature_macros),
       cmocka_unit_test(kernel_descriptions),   cmocka_unit_test(loop_detection),
-      cmocka_unit_test(stack_sizes),
+      cmocka_unit_test(stack_sizes),           cmocka_unit_test(compiler_faults),
       cmocka_unit_test(link_errors),
       cmocka_unit_test(vector_add),            cmocka_unit_test(ndrange_3d),
       cmocka_unit_test(local_memory),          cmocka_unit_test(options_reach_clang),

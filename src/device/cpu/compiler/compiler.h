@@ -124,6 +124,13 @@ const char *kiln_jit_host_identity(void);
 /* Object files compiled by the JIT so far in this process (tests: a cache hit compiles none). */
 unsigned long kiln_jit_code_generations(void);
 
+/* For the unit tests of fault recovery (compiler_fault.hpp): runs, as a compiler call, code
+ * that faults as `kind` says (a SIGSEGV or SIGFPE raised on the compiler thread, or an
+ * LLVM fatal error) and returns what a build that faulted so returns: KILN_COMPILE_FAILED
+ * and the log. */
+enum kiln_compiler_fault { KILN_FAULT_SIGSEGV, KILN_FAULT_SIGFPE, KILN_FAULT_LLVM_FATAL_ERROR };
+int kiln_compiler_provoke_fault(enum kiln_compiler_fault kind, char **log);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
 // compiler_fault.cpp: the signal handlers and fatal error handler behind compiler_fault.hpp.
 #include "device/cpu/compiler/compiler_fault.hpp"
+#include "device/cpu/compiler/compiler_internal.hpp"
 
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/PrettyStackTrace.h>
@@ -145,3 +146,17 @@ std::string fault_message(const FaultGuard &guard, size_t stack_mib) {
 }
 
 }  // namespace kiln
+
+extern "C" int kiln_compiler_provoke_fault(enum kiln_compiler_fault kind, char **log) {
+  if (log) *log = nullptr;
+  return kiln::run_on_compiler_thread(
+      [kind] {
+        switch (kind) {
+        case KILN_FAULT_SIGSEGV: raise(SIGSEGV); break;
+        case KILN_FAULT_SIGFPE: raise(SIGFPE); break;
+        case KILN_FAULT_LLVM_FATAL_ERROR: llvm::report_fatal_error("provoked by a Kiln test"); break;
+        }
+        return (int)KILN_COMPILE_OK;  // not reached
+      },
+      log);
+}
