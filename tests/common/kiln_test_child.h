@@ -34,7 +34,14 @@ static inline void kiln_test_child_main(int argc, char **argv, const struct kiln
 /* Runs case `name` in a child process (this program, /proc/self/exe) and fails the test
  * unless it exited with 0: a signal (a crash), a non-zero status or a run longer than
  * `timeout_s` is reported with the child's output. */
+static inline void kiln_test_child_expect(const char *name, unsigned timeout_s, int expected_signal);
 static inline void kiln_test_child_expect_ok(const char *name, unsigned timeout_s) {
+  kiln_test_child_expect(name, timeout_s, 0);
+}
+
+/* Runs case `name` in a child process and fails the test unless it died of
+ * `expected_signal` (0: unless it exited with 0). */
+static inline void kiln_test_child_expect(const char *name, unsigned timeout_s, int expected_signal) {
   char output[8192];
   int fds[2];
   if (pipe(fds) != 0) fail_msg("pipe failed");
@@ -56,6 +63,12 @@ static inline void kiln_test_child_expect_ok(const char *name, unsigned timeout_
   close(fds[0]);
   int status = 0;
   if (waitpid(pid, &status, 0) != pid) fail_msg("%s: waitpid failed", name);
+  if (expected_signal) {
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != expected_signal)
+      fail_msg("%s: the child did not die of signal %d (status %#x); it printed:\n%s", name, expected_signal, status,
+               output);
+    return;
+  }
   if (WIFSIGNALED(status))
     fail_msg("%s: the child died of signal %d (%s); it printed:\n%s", name, WTERMSIG(status),
              WTERMSIG(status) == SIGALRM ? "timeout" : strsignal(WTERMSIG(status)), output);

@@ -297,11 +297,29 @@ static int child_compiler_faults(void) {
   return 0;
 }
 
-static const struct kiln_test_child_case child_cases[] = {{"compiler_faults", child_compiler_faults}};
+/* A fault outside the compiler after Kiln's handlers are installed (by a compile) ends the
+ * process as it would without them: a segmentation fault, and a SIGSEGV sent to it. */
+static volatile uintptr_t null_address;
+static int child_foreign_fault(void) {
+  kiln_module_free(compile_ok("__kernel void k(__global int *p) { p[0] = 1; }\n", ""));
+  *(volatile int *)null_address = 1;
+  return 0;
+}
+static int child_foreign_signal(void) {
+  kiln_module_free(compile_ok("__kernel void k(__global int *p) { p[0] = 1; }\n", ""));
+  raise(SIGSEGV);
+  return 0;
+}
+
+static const struct kiln_test_child_case child_cases[] = {{"compiler_faults", child_compiler_faults},
+                                                          {"foreign_fault", child_foreign_fault},
+                                                          {"foreign_signal", child_foreign_signal}};
 
 static void compiler_faults(void **state) {
   (void)state;
   kiln_test_child_expect_ok("compiler_faults", 60);
+  kiln_test_child_expect("foreign_fault", 60, SIGSEGV);
+  kiln_test_child_expect("foreign_signal", 60, SIGSEGV);
 }
 
 static void stack_sizes(void **state) {

@@ -84,6 +84,7 @@ void on_fault(int sig, siginfo_t *info, void *context) {
     previous.sa_handler(sig);
   } else {
     signal(sig, SIG_DFL);  // returning re-runs the faulting instruction, which now kills
+    if (info->si_code <= 0) raise(sig);  // sent (kill, raise), not a fault: nothing re-runs
   }
 }
 
