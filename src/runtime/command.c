@@ -2,20 +2,20 @@
 #include "runtime/command.h"
 
 #include "runtime/event.h"
+#include "runtime/extension.h"
 #include "runtime/platform.h"
 #include "runtime/queue.h"
 #include "runtime/scheduler.h"
 
 #include <stdlib.h>
 
-/* Every registered check sees every enqueue: an event of a queue with extension
+/* Every extension's check sees every enqueue: an event of a queue with extension
  * properties may restrict queues without any. */
 static cl_int run_enqueue_checks(const struct kiln_enqueue_check *check) {
   unsigned count;
-  const struct kiln_queue_enqueue_hooks *const *hooks = kiln_queue_enqueue_hooks(&count);
+  const kiln_enqueue_check_fn *checks = kiln_extension_enqueue_checks(&count);
   for (unsigned i = 0; i < count; i++) {
-    if (!hooks[i]->check_enqueue) continue;
-    cl_int err = hooks[i]->check_enqueue(check);
+    cl_int err = checks[i](check);
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;

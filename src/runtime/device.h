@@ -24,7 +24,7 @@ cl_device_id kiln_device_get(void);
 
 /* clGetDeviceInfo asks each extension's provider, in turn, about a param_name the core does
  * not know; a provider returns CL_INVALID_VALUE for names that are not its own. The providers
- * are listed in device_info_providers.c. */
+ * are the extension descriptors' (runtime/extension.h). */
 typedef cl_int (*kiln_device_info_provider_fn)(cl_device_id device, cl_device_info param_name,
                                                size_t param_value_size, void *param_value,
                                                size_t *param_value_size_ret);

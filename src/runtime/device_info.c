@@ -3,11 +3,10 @@
  * sub-groups yet); unknown names go to the extension providers. */
 #include "runtime/device.h"
 
-#include "ext/arm_import/arm_import.h"
 
 #include "device/cpu/printf_buffer.h" /* KILN_PRINTF_BUFFER_SIZE: the per-launch buffer */
 #include "device/cpu/topology.h"
-#include "runtime/device_info_providers.h"
+#include "runtime/extension.h"
 #include "runtime/info.h"
 
 #include <CL/cl_ext.h>
@@ -57,39 +56,6 @@ static const cl_name_version opencl_c_all_versions[] = {
     {CL_MAKE_VERSION(3, 0, 0), "OpenCL C"},
 };
 
-/* The platform's extensions apply to every device; of those, cl_khr_extended_versioning has
- * device queries and is listed here. The others are kernel-language features implemented by
- * the compiler and the builtin library (src/device/cpu/builtins/); the compiler enables the
- * same set (src/device/cpu/compiler/clang_flags.h). Keep the string and the array in step. */
-static const cl_name_version device_extensions[] = {
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_byte_addressable_store"},
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_global_int32_base_atomics"},
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_global_int32_extended_atomics"},
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_local_int32_base_atomics"},
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_local_int32_extended_atomics"},
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_int64_base_atomics"},
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_int64_extended_atomics"},
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp64"},
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_extended_versioning"},
-    {CL_MAKE_VERSION(0, 9, 7), "cl_khr_command_buffer"},    /* src/ext/khr_command_buffer/ */
-    {CL_MAKE_VERSION(1, 0, 0), "cl_qcom_recordable_queues"}, /* src/ext/qcom_recordable/ */
-    {CL_MAKE_VERSION(1, 0, 0), "cl_arm_import_memory"},      /* src/ext/arm_import/ */
-    {CL_MAKE_VERSION(1, 0, 0), "cl_arm_import_memory_host"},
-    {CL_MAKE_VERSION(0, 6, 0), "cl_arm_scheduling_controls"}, /* src/ext/arm_sched/ */
-    {CL_MAKE_VERSION(1, 0, 0), "cl_intel_command_queue_families"}, /* src/ext/intel_queue_families/ */
-    {CL_MAKE_VERSION(1, 0, 0), "cl_arm_import_memory_dma_buf"}, /* last: only where dma-bufs exist */
-};
-#define DEVICE_EXTENSIONS                                                                             \
-  "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics cl_khr_global_int32_extended_atomics " \
-  "cl_khr_local_int32_base_atomics cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "       \
-  "cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_extended_versioning cl_khr_command_buffer "          \
-  "cl_qcom_recordable_queues cl_arm_import_memory cl_arm_import_memory_host cl_arm_scheduling_controls "  \
-  "cl_intel_command_queue_families"
-/* cl_arm_import_memory_dma_buf (the last entry of device_extensions) only where the
- * system has dma-bufs (ext/arm_import/). */
-static const char device_extensions_string[] = DEVICE_EXTENSIONS;
-static const char device_extensions_string_dma_buf[] = DEVICE_EXTENSIONS " cl_arm_import_memory_dma_buf";
-
 /* The optional OpenCL C 3.0 features the compiler enables (clang_flags.h). */
 static const cl_name_version opencl_c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64"},
@@ -111,9 +77,9 @@ static const char *device_vendor(const struct kiln_cpu_topology *t) {
 
 static cl_int device_info_from_providers(cl_device_id device, cl_device_info param_name, size_t param_value_size,
                                          void *param_value, size_t *param_value_size_ret) {
-  for (size_t i = 0; kiln_device_info_providers[i]; i++) {
-    cl_int err = kiln_device_info_providers[i](device, param_name, param_value_size, param_value,
-                                               param_value_size_ret);
+  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
+    if (!(*e)->device_info || !kiln_extension_available(*e)) continue;
+    cl_int err = (*e)->device_info(device, param_name, param_value_size, param_value, param_value_size_ret);
     if (err != CL_INVALID_VALUE) return err;
   }
   return CL_INVALID_VALUE;
@@ -152,10 +118,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR: /* cl_khr_extended_versioning's form of the above */
     KILN_INFO_VALUE(cl_version, CL_MAKE_VERSION(1, 2, 0));
   case CL_DEVICE_EXTENSIONS:
-    KILN_INFO_STRING(kiln_dma_buf_supported() ? device_extensions_string_dma_buf : device_extensions_string);
-  case CL_DEVICE_EXTENSIONS_WITH_VERSION:
-    KILN_INFO_ARRAY(device_extensions,
-                    sizeof device_extensions - (kiln_dma_buf_supported() ? 0 : sizeof device_extensions[0]));
+    KILN_INFO_STRING(kiln_extension_string(KILN_EXTENSION_DEVICE));
+  case CL_DEVICE_EXTENSIONS_WITH_VERSION: {
+    size_t count;
+    const cl_name_version *versions = kiln_extension_versions(KILN_EXTENSION_DEVICE, &count);
+    KILN_INFO_ARRAY(versions, count * sizeof *versions);
+  }
   case CL_DEVICE_OPENCL_C_FEATURES:
     KILN_INFO_ARRAY(opencl_c_features, sizeof opencl_c_features);
   case CL_DEVICE_ILS_WITH_VERSION:

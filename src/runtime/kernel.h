@@ -45,8 +45,6 @@ static inline bool kiln_kernel_is_valid(cl_kernel kernel) { return kiln_object_i
 typedef cl_int (*kiln_kernel_exec_info_handler)(cl_kernel kernel, cl_kernel_exec_info name, size_t size,
                                                 const void *value, uint64_t *stored);
 #define KILN_KERNEL_EXEC_INFO_NOT_MINE 1
-/* Adds a handler (call from a constructor). Returns false when the table is full. */
-bool kiln_kernel_exec_info_handler_register(kiln_kernel_exec_info_handler handler);
 /* True and *value when an extension's exec info `name` was set on the kernel. */
 bool kiln_kernel_exec_info_find(cl_kernel kernel, cl_kernel_exec_info name, uint64_t *value);
 

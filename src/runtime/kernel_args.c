@@ -3,6 +3,7 @@
  * local memory for a launch. */
 #include "runtime/kernel.h"
 
+#include "runtime/extension.h"
 #include "runtime/memory.h"
 
 #include <string.h>
@@ -77,16 +78,6 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_ui
   return CL_INVALID_OPERATION; /* CL_DEVICE_SVM_CAPABILITIES is 0 */
 }
 
-#define EXEC_INFO_HANDLERS_MAX 4
-static kiln_kernel_exec_info_handler exec_info_handlers[EXEC_INFO_HANDLERS_MAX];
-static unsigned exec_info_handler_count;
-
-bool kiln_kernel_exec_info_handler_register(kiln_kernel_exec_info_handler handler) {
-  if (exec_info_handler_count == EXEC_INFO_HANDLERS_MAX) return false;
-  exec_info_handlers[exec_info_handler_count++] = handler;
-  return true;
-}
-
 bool kiln_kernel_exec_info_find(cl_kernel kernel, cl_kernel_exec_info name, uint64_t *value) {
   for (unsigned i = 0; i < kernel->exec_info_count; i++) {
     if (kernel->exec_info_names[i] == name) {
@@ -121,9 +112,10 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_
   default:
     break;
   }
-  for (unsigned i = 0; i < exec_info_handler_count; i++) {
+  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
+    if (!(*e)->kernel_exec_info || !kiln_extension_available(*e)) continue;
     uint64_t stored = 0;
-    cl_int err = exec_info_handlers[i](kernel, param_name, param_value_size, param_value, &stored);
+    cl_int err = (*e)->kernel_exec_info(kernel, param_name, param_value_size, param_value, &stored);
     if (err == KILN_KERNEL_EXEC_INFO_NOT_MINE) continue;
     return err == CL_SUCCESS ? record_exec_info(kernel, param_name, stored) : err;
   }

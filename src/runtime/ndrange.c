@@ -5,6 +5,7 @@
  * job of the worker pool (device/cpu/ndrange_executor.h). */
 #include "runtime/command.h"
 #include "runtime/context.h"
+#include "runtime/extension.h"
 #include "runtime/kernel.h"
 #include "runtime/memory.h"
 #include "runtime/program.h"
@@ -259,12 +260,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   if (kiln_queue_has_extension_properties(&command_queue->config)) {
-    unsigned count;
-    const struct kiln_queue_enqueue_hooks *const *hooks = kiln_queue_enqueue_hooks(&count);
-    for (unsigned i = 0; i < count; i++) {
-      if (!hooks[i]->ndrange) continue;
-      cl_int result = hooks[i]->ndrange(command_queue, kernel, work_dim, global_work_offset, global_work_size,
-                                        local_work_size, num_events_in_wait_list, event_wait_list, event);
+    for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
+      if (!(*e)->ndrange || !kiln_extension_available(*e)) continue;
+      cl_int result = (*e)->ndrange(command_queue, kernel, work_dim, global_work_offset, global_work_size,
+                                    local_work_size, num_events_in_wait_list, event_wait_list, event);
       if (result != KILN_QUEUE_PROPERTY_NOT_MINE) return result;
     }
   }

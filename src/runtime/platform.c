@@ -3,6 +3,7 @@
 #include "runtime/platform.h"
 
 #include "runtime/device.h"
+#include "runtime/extension.h"
 #include "runtime/info.h"
 
 #include <CL/cl_ext.h>
@@ -29,13 +30,6 @@ cl_ulong kiln_time_now_ns(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (cl_ulong)ts.tv_sec * 1000000000u + (cl_ulong)ts.tv_nsec;
 }
-
-/* The extensions the platform advertises: keep the string and the versioned array in step. */
-static const cl_name_version platform_extensions[] = {
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_icd"},
-    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_extended_versioning"},
-};
-static const char platform_extensions_string[] = "cl_khr_icd cl_khr_extended_versioning";
 
 CL_API_ENTRY cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
                                                        cl_uint *num_platforms) {
@@ -74,9 +68,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_pl
   case CL_PLATFORM_VENDOR:
     KILN_INFO_STRING("Kiln project");
   case CL_PLATFORM_EXTENSIONS:
-    KILN_INFO_STRING(platform_extensions_string);
-  case CL_PLATFORM_EXTENSIONS_WITH_VERSION:
-    KILN_INFO_ARRAY(platform_extensions, sizeof platform_extensions);
+    KILN_INFO_STRING(kiln_extension_string(KILN_EXTENSION_PLATFORM));
+  case CL_PLATFORM_EXTENSIONS_WITH_VERSION: {
+    size_t count;
+    const cl_name_version *versions = kiln_extension_versions(KILN_EXTENSION_PLATFORM, &count);
+    KILN_INFO_ARRAY(versions, count * sizeof *versions);
+  }
   case CL_PLATFORM_HOST_TIMER_RESOLUTION:
     KILN_INFO_VALUE(cl_ulong, 1); /* CLOCK_MONOTONIC counts nanoseconds */
   case CL_PLATFORM_ICD_SUFFIX_KHR:

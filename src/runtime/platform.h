@@ -1,4 +1,4 @@
-/* platform.h: the single Kiln platform and the extension-function table. */
+/* platform.h: the single Kiln platform, and the row type of extension entry points. */
 #ifndef KILN_RUNTIME_PLATFORM_H
 #define KILN_RUNTIME_PLATFORM_H
 
@@ -11,8 +11,8 @@ struct _cl_platform_id {
 /* The one platform; created and registered on first use (thread-safe). */
 cl_platform_id kiln_platform_get(void);
 
-/* A row of the table clGetExtensionFunctionAddress[ForPlatform] resolves names from.
- * Each extension folder contributes its rows (see platform_extension_functions.c). */
+/* An entry point clGetExtensionFunctionAddress[ForPlatform] resolves: an extension
+ * descriptor's rows (runtime/extension.h). */
 struct kiln_extension_function {
   const char *name;
   void *address;

@@ -44,7 +44,9 @@ struct kiln_queue_config {
   cl_queue_properties ext_values[KILN_QUEUE_EXT_PROPERTIES_MAX];
 };
 
-/* Extension hook: consulted for every property name the core does not know, and with
+/* The extension hooks below are fields of extension descriptors (runtime/extension.h).
+ *
+ * Extension hook: consulted for every property name the core does not know, and with
  * name == CL_QUEUE_PROPERTIES and value == the unknown bits for bits of that bitfield the
  * core does not know (cfg->properties then already holds the known bits). Return
  * KILN_QUEUE_PROPERTY_NOT_MINE to let other parsers look, CL_SUCCESS to accept (the core
@@ -54,40 +56,18 @@ typedef cl_int (*kiln_queue_property_parser)(cl_queue_properties name, cl_queue_
                                              struct kiln_queue_config *cfg);
 #define KILN_QUEUE_PROPERTY_NOT_MINE 1
 
-/* Adds a parser (call from a constructor or before creating queues). Returns false when full. */
-bool kiln_queue_property_parser_register(kiln_queue_property_parser parser);
-
 /* Extension hook run once the whole property list is parsed (and for clCreateCommandQueue's
  * bitfield): checks combinations of properties and may set cfg->placement. Returns
  * CL_SUCCESS or the error to report. */
 typedef cl_int (*kiln_queue_config_validator)(struct kiln_queue_config *cfg);
-bool kiln_queue_config_validator_register(kiln_queue_config_validator validator);
 cl_int kiln_queue_config_validate(struct kiln_queue_config *cfg);
 
 /* Extension hook for clGetCommandQueueInfo names the core does not answer: CL_INVALID_VALUE
  * for names it does not know either. */
 typedef cl_int (*kiln_queue_info_provider)(cl_command_queue queue, cl_command_queue_info param_name,
                                            size_t param_value_size, void *param_value, size_t *param_value_size_ret);
-bool kiln_queue_info_provider_register(kiln_queue_info_provider provider);
 cl_int kiln_queue_info_from_providers(cl_command_queue queue, cl_command_queue_info param_name,
                                       size_t param_value_size, void *param_value, size_t *param_value_size_ret);
-
-/* Extension hooks on enqueues. `check_enqueue` sees every enqueue call, on any queue,
- * before its command is created (command.h's kiln_command_check_enqueue; also commands
- * recorded into command buffers) and may refuse it with an error (NULL: no check).
- * `ndrange` sees clEnqueueNDRangeKernel (and clEnqueueTask) on queues created with
- * extension properties first: it returns KILN_QUEUE_PROPERTY_NOT_MINE to let the core
- * enqueue, or the call's result when it took the call (a recordable queue records it). */
-struct kiln_queue_enqueue_hooks {
-  cl_int (*check_enqueue)(const struct kiln_enqueue_check *check);
-  cl_int (*ndrange)(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset,
-                    const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events,
-                    const cl_event *wait_list, cl_event *event);
-};
-/* Adds hooks (call from a constructor). Returns false when full. */
-bool kiln_queue_enqueue_hooks_register(const struct kiln_queue_enqueue_hooks *hooks);
-/* The registered hooks, for the core's enqueue paths. */
-const struct kiln_queue_enqueue_hooks *const *kiln_queue_enqueue_hooks(unsigned *count);
 
 static inline bool kiln_queue_has_extension_properties(const struct kiln_queue_config *cfg) {
   return cfg->ext_property_bits != 0 || cfg->ext_count != 0;

@@ -1,39 +1,14 @@
 /* Queue property parsing. The core knows CL_QUEUE_PROPERTIES (out-of-order, profiling;
  * on-device bits are valid but unsupported) and CL_QUEUE_SIZE; every other name, and
- * unknown CL_QUEUE_PROPERTIES bits, go to the parsers extensions register. */
+ * unknown CL_QUEUE_PROPERTIES bits, go to the extensions' parsers (runtime/extension.h). */
 #include "runtime/queue.h"
 
-#include <pthread.h>
-
-/* The extension hook registries: fixed tables that constructors fill, read without a lock
- * (an entry is stored before the count that publishes it). */
-static pthread_mutex_t registries_lock = PTHREAD_MUTEX_INITIALIZER;
-#define HOOK_REGISTRY(name, type, max)                                                                    \
-  static type name##_table[max];                                                                         \
-  static atomic_uint name##_count;                                                                       \
-  static bool name##_add(type entry) {                                                                    \
-    pthread_mutex_lock(&registries_lock);                                                                \
-    unsigned n = atomic_load(&name##_count);                                                             \
-    bool ok = n < (max);                                                                                 \
-    if (ok) {                                                                                            \
-      name##_table[n] = entry;                                                                           \
-      atomic_store(&name##_count, n + 1);                                                                \
-    }                                                                                                    \
-    pthread_mutex_unlock(&registries_lock);                                                              \
-    return ok;                                                                                           \
-  }
-
-HOOK_REGISTRY(parsers, kiln_queue_property_parser, 16)
-HOOK_REGISTRY(enqueue_hooks, const struct kiln_queue_enqueue_hooks *, 4)
-HOOK_REGISTRY(validators, kiln_queue_config_validator, 4)
-HOOK_REGISTRY(info_providers, kiln_queue_info_provider, 4)
-
-bool kiln_queue_property_parser_register(kiln_queue_property_parser parser) { return parsers_add(parser); }
+#include "runtime/extension.h"
 
 static cl_int ask_extensions(cl_queue_properties name, cl_queue_properties value, struct kiln_queue_config *cfg) {
-  unsigned n = atomic_load(&parsers_count);
-  for (unsigned i = 0; i < n; i++) {
-    cl_int result = parsers_table[i](name, value, cfg);
+  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
+    if (!(*e)->parse_queue_property || !kiln_extension_available(*e)) continue;
+    cl_int result = (*e)->parse_queue_property(name, value, cfg);
     if (result != KILN_QUEUE_PROPERTY_NOT_MINE) return result;
   }
   return CL_INVALID_VALUE;
@@ -113,33 +88,20 @@ bool kiln_queue_config_find(const struct kiln_queue_config *cfg, cl_queue_proper
   return false;
 }
 
-bool kiln_queue_enqueue_hooks_register(const struct kiln_queue_enqueue_hooks *hooks) {
-  return enqueue_hooks_add(hooks);
-}
-
-const struct kiln_queue_enqueue_hooks *const *kiln_queue_enqueue_hooks(unsigned *count) {
-  *count = atomic_load(&enqueue_hooks_count);
-  return enqueue_hooks_table;
-}
-
-bool kiln_queue_config_validator_register(kiln_queue_config_validator validator) { return validators_add(validator); }
-
 cl_int kiln_queue_config_validate(struct kiln_queue_config *cfg) {
-  unsigned n = atomic_load(&validators_count);
-  for (unsigned i = 0; i < n; i++) {
-    cl_int err = validators_table[i](cfg);
+  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
+    if (!(*e)->validate_queue_config || !kiln_extension_available(*e)) continue;
+    cl_int err = (*e)->validate_queue_config(cfg);
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
 }
 
-bool kiln_queue_info_provider_register(kiln_queue_info_provider provider) { return info_providers_add(provider); }
-
 cl_int kiln_queue_info_from_providers(cl_command_queue queue, cl_command_queue_info param_name,
                                       size_t param_value_size, void *param_value, size_t *param_value_size_ret) {
-  unsigned n = atomic_load(&info_providers_count);
-  for (unsigned i = 0; i < n; i++) {
-    cl_int err = info_providers_table[i](queue, param_name, param_value_size, param_value, param_value_size_ret);
+  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
+    if (!(*e)->queue_info || !kiln_extension_available(*e)) continue;
+    cl_int err = (*e)->queue_info(queue, param_name, param_value_size, param_value, param_value_size_ret);
     if (err != CL_INVALID_VALUE) return err;
   }
   return CL_INVALID_VALUE;

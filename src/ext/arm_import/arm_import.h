@@ -47,8 +47,10 @@ bool kiln_dma_buf_supported(void);
 cl_int kiln_dma_buf_map(int fd, size_t size, void **storage, bool *read_only);
 void kiln_dma_buf_unmap(void *storage, size_t size);
 
-/* ---- import_memory.c ---- */
+/* ---- import_memory.c: the descriptors (src/ext/extensions.c lists them) ---- */
 
-extern const struct kiln_extension_function kiln_ext_arm_import_functions[];
+extern const struct kiln_extension kiln_ext_arm_import_memory;
+extern const struct kiln_extension kiln_ext_arm_import_memory_host;
+extern const struct kiln_extension kiln_ext_arm_import_memory_dma_buf; /* where dma-bufs exist */
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "runtime/context.h"
 #include "runtime/device.h"
+#include "runtime/extension.h"
 #include "runtime/memory.h"
 
 #include <stdint.h>
@@ -98,7 +99,25 @@ CL_API_ENTRY cl_mem CL_API_CALL clImportMemoryARM(cl_context context, cl_mem_fla
   return mem;
 }
 
-const struct kiln_extension_function kiln_ext_arm_import_functions[] = {
+static const struct kiln_extension_function functions[] = {
     {"clImportMemoryARM", (void *)clImportMemoryARM},
     {NULL, NULL},
+};
+
+const struct kiln_extension kiln_ext_arm_import_memory = {
+    .name = "cl_arm_import_memory",
+    .version = CL_MAKE_VERSION(1, 0, 0),
+    .scope = KILN_EXTENSION_DEVICE,
+    .functions = functions,
+};
+const struct kiln_extension kiln_ext_arm_import_memory_host = {
+    .name = "cl_arm_import_memory_host",
+    .version = CL_MAKE_VERSION(1, 0, 0),
+    .scope = KILN_EXTENSION_DEVICE,
+};
+const struct kiln_extension kiln_ext_arm_import_memory_dma_buf = {
+    .name = "cl_arm_import_memory_dma_buf",
+    .version = CL_MAKE_VERSION(1, 0, 0),
+    .scope = KILN_EXTENSION_DEVICE,
+    .available = kiln_dma_buf_supported,
 };

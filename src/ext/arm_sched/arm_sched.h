@@ -16,8 +16,7 @@
 #include <CL/cl_ext.h>
 #include <CL/kiln_arm_scheduling_controls.h>
 
-/* clGetDeviceInfo provider: CL_DEVICE_SCHEDULING_CONTROLS_CAPABILITIES_ARM. */
-cl_int kiln_ext_arm_sched_device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
-                                      void *param_value, size_t *param_value_size_ret);
+/* The extension's descriptor (scheduling_controls.c; src/ext/extensions.c lists it). */
+extern const struct kiln_extension kiln_ext_arm_scheduling_controls;
 
 #endif

@@ -2,6 +2,7 @@
 #include "ext/arm_sched/arm_sched.h"
 
 #include "runtime/device.h"
+#include "runtime/extension.h"
 #include "runtime/info.h"
 #include "runtime/kernel.h"
 #include "runtime/queue.h"
@@ -12,8 +13,8 @@ static const cl_device_scheduling_controls_capabilities_arm implemented_controls
     CL_DEVICE_SCHEDULING_WORKGROUP_BATCH_SIZE_MODIFIER_ARM | CL_DEVICE_SCHEDULING_DEFERRED_FLUSH_ARM |
     CL_DEVICE_SCHEDULING_COMPUTE_UNIT_LIMIT_ARM;
 
-cl_int kiln_ext_arm_sched_device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
-                                      void *param_value, size_t *param_value_size_ret) {
+static cl_int device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value,
+                          size_t *param_value_size_ret) {
   (void)device;
   /* CL_DEVICE_MAX_WARP_COUNT_ARM and CL_DEVICE_SUPPORTED_REGISTER_ALLOCATIONS_ARM belong
    * to controls not reported: CL_INVALID_VALUE, like any unknown name. */
@@ -67,7 +68,11 @@ static cl_int accept_exec_info(cl_kernel kernel, cl_kernel_exec_info name, size_
   }
 }
 
-__attribute__((constructor)) static void register_scheduling_controls(void) {
-  kiln_queue_property_parser_register(parse_scheduling_property);
-  kiln_kernel_exec_info_handler_register(accept_exec_info);
-}
+const struct kiln_extension kiln_ext_arm_scheduling_controls = {
+    .name = "cl_arm_scheduling_controls",
+    .version = CL_MAKE_VERSION(0, 6, 0),
+    .scope = KILN_EXTENSION_DEVICE,
+    .device_info = device_info,
+    .parse_queue_property = parse_scheduling_property,
+    .kernel_exec_info = accept_exec_info,
+};

@@ -40,9 +40,8 @@ cl_int kiln_family_check_event_request(cl_command_queue_capabilities_intel caps)
 
 /* ---- queue_families.c ---- */
 
-/* clGetDeviceInfo provider: CL_DEVICE_QUEUE_FAMILY_PROPERTIES_INTEL. */
-cl_int kiln_ext_intel_queue_families_device_info(cl_device_id device, cl_device_info param_name,
-                                                 size_t param_value_size, void *param_value,
-                                                 size_t *param_value_size_ret);
+/* The extension's descriptor (device query CL_DEVICE_QUEUE_FAMILY_PROPERTIES_INTEL, queue
+ * properties and queries, enqueue check; src/ext/extensions.c lists it). */
+extern const struct kiln_extension kiln_ext_intel_command_queue_families;
 
 #endif

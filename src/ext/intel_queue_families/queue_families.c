@@ -1,9 +1,11 @@
-/* queue_families.c: the families Kiln's CPU device offers, the device query, the queue
- * properties and queries, and the enqueue check that applies family_rules.c. */
+/* queue_families.c: the extension's descriptor (runtime/extension.h): the families Kiln's
+ * CPU device offers, the device query, the queue properties and queries, and the enqueue
+ * check that applies family_rules.c. */
 #include "ext/intel_queue_families/intel_queue_families.h"
 
 #include "device/cpu/copy_engine.h"
 #include "runtime/event.h"
+#include "runtime/extension.h"
 #include "runtime/info.h"
 #include "runtime/queue.h"
 
@@ -45,9 +47,8 @@ static cl_uint family_queue_count(const struct family *family) {
   }
 }
 
-cl_int kiln_ext_intel_queue_families_device_info(cl_device_id device, cl_device_info param_name,
-                                                 size_t param_value_size, void *param_value,
-                                                 size_t *param_value_size_ret) {
+static cl_int device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value,
+                          size_t *param_value_size_ret) {
   (void)device;
   if (param_name != CL_DEVICE_QUEUE_FAMILY_PROPERTIES_INTEL) return CL_INVALID_VALUE;
   cl_queue_family_properties_intel table[FAMILY_COUNT];
@@ -127,11 +128,13 @@ static cl_int check_enqueue(const struct kiln_enqueue_check *check) {
   return err;
 }
 
-static const struct kiln_queue_enqueue_hooks family_hooks = {.check_enqueue = check_enqueue};
-
-__attribute__((constructor)) static void register_queue_families(void) {
-  kiln_queue_property_parser_register(parse_family_property);
-  kiln_queue_config_validator_register(validate_family);
-  kiln_queue_info_provider_register(family_queue_info);
-  kiln_queue_enqueue_hooks_register(&family_hooks);
-}
+const struct kiln_extension kiln_ext_intel_command_queue_families = {
+    .name = "cl_intel_command_queue_families",
+    .version = CL_MAKE_VERSION(1, 0, 0),
+    .scope = KILN_EXTENSION_DEVICE,
+    .device_info = device_info,
+    .parse_queue_property = parse_family_property,
+    .validate_queue_config = validate_family,
+    .queue_info = family_queue_info,
+    .check_enqueue = check_enqueue,
+};

@@ -1,12 +1,13 @@
-/* command_buffer_device.c: the extension's device queries and its rows of the
- * clGetExtensionFunctionAddressForPlatform table. */
+/* command_buffer_device.c: the extension's descriptor (runtime/extension.h): its device
+ * queries and its entry points. */
 #include "ext/khr_command_buffer/khr_command_buffer.h"
 
 #include "runtime/device.h"
+#include "runtime/extension.h"
 #include "runtime/info.h"
 #include "runtime/platform.h"
 
-cl_int kiln_ext_khr_command_buffer_device_info(cl_device_id device, cl_device_info param_name,
+static cl_int device_info(cl_device_id device, cl_device_info param_name,
                                                size_t param_value_size, void *param_value,
                                                size_t *param_value_size_ret) {
   (void)device;
@@ -23,11 +24,19 @@ cl_int kiln_ext_khr_command_buffer_device_info(cl_device_id device, cl_device_in
 }
 
 #define ROW(name) {#name, (void *)name}
-const struct kiln_extension_function kiln_ext_khr_command_buffer_functions[] = {
+static const struct kiln_extension_function functions[] = {
     ROW(clCreateCommandBufferKHR),        ROW(clRetainCommandBufferKHR),       ROW(clReleaseCommandBufferKHR),
     ROW(clFinalizeCommandBufferKHR),      ROW(clEnqueueCommandBufferKHR),      ROW(clGetCommandBufferInfoKHR),
     ROW(clCommandBarrierWithWaitListKHR), ROW(clCommandCopyBufferKHR),         ROW(clCommandCopyBufferRectKHR),
     ROW(clCommandCopyBufferToImageKHR),   ROW(clCommandCopyImageKHR),          ROW(clCommandCopyImageToBufferKHR),
     ROW(clCommandFillBufferKHR),          ROW(clCommandFillImageKHR),          ROW(clCommandNDRangeKernelKHR),
     ROW(clCommandSVMMemcpyKHR),           ROW(clCommandSVMMemFillKHR),          {NULL, NULL},
+};
+
+const struct kiln_extension kiln_ext_khr_command_buffer = {
+    .name = "cl_khr_command_buffer",
+    .version = CL_MAKE_VERSION(0, 9, 7),
+    .scope = KILN_EXTENSION_DEVICE,
+    .functions = functions,
+    .device_info = device_info,
 };

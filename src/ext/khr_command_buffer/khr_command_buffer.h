@@ -57,13 +57,7 @@ static inline bool kiln_command_buffer_is_valid(cl_command_buffer_khr command_bu
 /* Builds the replay steps (command_buffer_replay.c). CL_OUT_OF_HOST_MEMORY on failure. */
 cl_int kiln_command_buffer_build_steps(cl_command_buffer_khr command_buffer);
 
-/* The extension's rows of the extension-function table (platform_extension_functions.c),
- * ending with a NULL name. */
-extern const struct kiln_extension_function kiln_ext_khr_command_buffer_functions[];
-
-/* clGetDeviceInfo provider for the extension's device queries. */
-cl_int kiln_ext_khr_command_buffer_device_info(cl_device_id device, cl_device_info param_name,
-                                               size_t param_value_size, void *param_value,
-                                               size_t *param_value_size_ret);
+/* The extension's descriptor (command_buffer_device.c; src/ext/extensions.c lists it). */
+extern const struct kiln_extension kiln_ext_khr_command_buffer;
 
 #endif

@@ -75,9 +75,7 @@ cl_int kiln_recording_build_command(cl_command_queue queue, const struct kiln_re
 struct kiln_recording_version *kiln_recording_version_new(struct kiln_command **commands, size_t count);
 void kiln_recording_version_release(struct kiln_recording_version *version);
 
-/* Device query and extension-function rows (recordable_queue.c). */
-cl_int kiln_ext_qcom_recordable_device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
-                                            void *param_value, size_t *param_value_size_ret);
-extern const struct kiln_extension_function kiln_ext_qcom_recordable_functions[];
+/* The extension's descriptor (recordable_queue.c; src/ext/extensions.c lists it). */
+extern const struct kiln_extension kiln_ext_qcom_recordable_queues;
 
 #endif

@@ -1,8 +1,9 @@
-/* recordable_queue.c: CL_QUEUE_RECORDABLE_QCOM (queue property parser), what may be
- * enqueued to a recordable queue (the core's enqueue hooks), the device query and the
- * extension's entry-point rows. */
+/* recordable_queue.c: the extension's descriptor (runtime/extension.h):
+ * CL_QUEUE_RECORDABLE_QCOM (queue property parser), what may be enqueued to a recordable
+ * queue (the enqueue hooks), the device query and the entry points. */
 #include "ext/qcom_recordable/qcom_recordable.h"
 
+#include "runtime/extension.h"
 #include "runtime/info.h"
 #include "runtime/kernel.h"
 #include "runtime/queue.h"
@@ -50,14 +51,7 @@ static cl_int record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint w
   return err;
 }
 
-static const struct kiln_queue_enqueue_hooks recordable_hooks = {.check_enqueue = check_enqueue, .ndrange = record_ndrange};
-
-__attribute__((constructor)) static void register_recordable_queues(void) {
-  kiln_queue_property_parser_register(parse_recordable);
-  kiln_queue_enqueue_hooks_register(&recordable_hooks);
-}
-
-cl_int kiln_ext_qcom_recordable_device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
+static cl_int device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
                                             void *param_value, size_t *param_value_size_ret) {
   (void)device;
   if (param_name != CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE_QCOM) return CL_INVALID_VALUE;
@@ -65,8 +59,19 @@ cl_int kiln_ext_qcom_recordable_device_info(cl_device_id device, cl_device_info 
 }
 
 #define ROW(name) {#name, (void *)name}
-const struct kiln_extension_function kiln_ext_qcom_recordable_functions[] = {
+static const struct kiln_extension_function functions[] = {
     ROW(clNewRecordingQCOM),     ROW(clEndRecordingQCOM),        ROW(clRetainRecordingQCOM),
     ROW(clReleaseRecordingQCOM), ROW(clEnqueueRecordingQCOM),    ROW(clEnqueueRecordingSVMQCOM),
     {NULL, NULL},
+};
+
+const struct kiln_extension kiln_ext_qcom_recordable_queues = {
+    .name = "cl_qcom_recordable_queues",
+    .version = CL_MAKE_VERSION(1, 0, 0),
+    .scope = KILN_EXTENSION_DEVICE,
+    .functions = functions,
+    .device_info = device_info,
+    .parse_queue_property = parse_recordable,
+    .check_enqueue = check_enqueue,
+    .ndrange = record_ndrange,
 };

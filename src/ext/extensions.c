@@ -1,0 +1,31 @@
+/* extensions.c: every extension Kiln offers, the only list of them (runtime/extension.h).
+ * The order is the order of the extension strings. Adding an extension: its folder under
+ * src/ext/ defines a descriptor, and one line here lists it. */
+#include "ext/khr_command_buffer/khr_command_buffer.h" /* first: it includes <CL/cl_ext.h> itself */
+#include "ext/arm_import/arm_import.h"
+#include "ext/arm_sched/arm_sched.h"
+#include "ext/intel_queue_families/intel_queue_families.h"
+#include "ext/qcom_recordable/qcom_recordable.h"
+#include "runtime/core_extensions.h"
+#include "runtime/extension.h"
+
+const struct kiln_extension *const kiln_extensions[] = {
+    &kiln_core_khr_icd,
+    &kiln_core_khr_byte_addressable_store,
+    &kiln_core_khr_global_int32_base_atomics,
+    &kiln_core_khr_global_int32_extended_atomics,
+    &kiln_core_khr_local_int32_base_atomics,
+    &kiln_core_khr_local_int32_extended_atomics,
+    &kiln_core_khr_int64_base_atomics,
+    &kiln_core_khr_int64_extended_atomics,
+    &kiln_core_khr_fp64,
+    &kiln_core_khr_extended_versioning,
+    &kiln_ext_khr_command_buffer,
+    &kiln_ext_qcom_recordable_queues,
+    &kiln_ext_arm_import_memory,
+    &kiln_ext_arm_import_memory_host,
+    &kiln_ext_arm_scheduling_controls,
+    &kiln_ext_intel_command_queue_families,
+    &kiln_ext_arm_import_memory_dma_buf,
+    NULL,
+};

@@ -1,0 +1,32 @@
+/* core_extensions.c: the descriptors of the extensions the core itself provides: the ICD
+ * and versioning (platform), and the kernel-language extensions the compiler and the
+ * builtin library implement (the compiler enables the same set: clang_flags.h). */
+#include "runtime/core_extensions.h"
+
+#include "runtime/extension.h"
+
+#include <CL/cl_ext.h>
+
+static const struct kiln_extension_function icd_functions[] = {
+    {"clIcdGetPlatformIDsKHR", (void *)clIcdGetPlatformIDsKHR},
+    {NULL, NULL},
+};
+
+const struct kiln_extension kiln_core_khr_icd = {
+    .name = "cl_khr_icd", .version = CL_MAKE_VERSION(1, 0, 0), .scope = KILN_EXTENSION_PLATFORM,
+    .functions = icd_functions};
+/* Platform and device: it has device queries (CL_DEVICE_*_WITH_VERSION). */
+const struct kiln_extension kiln_core_khr_extended_versioning = {
+    .name = "cl_khr_extended_versioning", .version = CL_MAKE_VERSION(1, 0, 0),
+    .scope = KILN_EXTENSION_PLATFORM | KILN_EXTENSION_DEVICE};
+
+#define LANGUAGE_EXTENSION(id, text) \
+  const struct kiln_extension id = {.name = text, .version = CL_MAKE_VERSION(1, 0, 0), .scope = KILN_EXTENSION_DEVICE}
+LANGUAGE_EXTENSION(kiln_core_khr_byte_addressable_store, "cl_khr_byte_addressable_store");
+LANGUAGE_EXTENSION(kiln_core_khr_global_int32_base_atomics, "cl_khr_global_int32_base_atomics");
+LANGUAGE_EXTENSION(kiln_core_khr_global_int32_extended_atomics, "cl_khr_global_int32_extended_atomics");
+LANGUAGE_EXTENSION(kiln_core_khr_local_int32_base_atomics, "cl_khr_local_int32_base_atomics");
+LANGUAGE_EXTENSION(kiln_core_khr_local_int32_extended_atomics, "cl_khr_local_int32_extended_atomics");
+LANGUAGE_EXTENSION(kiln_core_khr_int64_base_atomics, "cl_khr_int64_base_atomics");
+LANGUAGE_EXTENSION(kiln_core_khr_int64_extended_atomics, "cl_khr_int64_extended_atomics");
+LANGUAGE_EXTENSION(kiln_core_khr_fp64, "cl_khr_fp64");

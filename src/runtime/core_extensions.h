@@ -1,0 +1,19 @@
+/* core_extensions.h: the descriptors of the extensions the core provides
+ * (core_extensions.c); src/ext/extensions.c lists them with the others. */
+#ifndef KILN_RUNTIME_CORE_EXTENSIONS_H
+#define KILN_RUNTIME_CORE_EXTENSIONS_H
+
+struct kiln_extension;
+
+extern const struct kiln_extension kiln_core_khr_icd;
+extern const struct kiln_extension kiln_core_khr_extended_versioning;
+extern const struct kiln_extension kiln_core_khr_byte_addressable_store;
+extern const struct kiln_extension kiln_core_khr_global_int32_base_atomics;
+extern const struct kiln_extension kiln_core_khr_global_int32_extended_atomics;
+extern const struct kiln_extension kiln_core_khr_local_int32_base_atomics;
+extern const struct kiln_extension kiln_core_khr_local_int32_extended_atomics;
+extern const struct kiln_extension kiln_core_khr_int64_base_atomics;
+extern const struct kiln_extension kiln_core_khr_int64_extended_atomics;
+extern const struct kiln_extension kiln_core_khr_fp64;
+
+#endif
