@@ -1,4 +1,4 @@
-/* extension.c: the extension strings, versioned lists and enqueue checks, derived from
+/* extension.c: the extension strings, versioned lists and per-enqueue hooks, derived from
  * kiln_extensions once per process (an extension's availability does not change while it
  * runs). */
 #include "runtime/extension.h"
@@ -14,6 +14,8 @@ static pthread_once_t built_once = PTHREAD_ONCE_INIT;
 static char strings[SCOPES][STRING_MAX];
 static kiln_enqueue_check_fn enqueue_checks[EXTENSIONS_MAX];
 static unsigned enqueue_check_count;
+static kiln_launch_hints_fn launch_hints[EXTENSIONS_MAX];
+static unsigned launch_hints_count;
 static cl_name_version versions[SCOPES][EXTENSIONS_MAX];
 static size_t version_counts[SCOPES];
 
@@ -23,6 +25,7 @@ static void build(void) {
   for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
     if (!kiln_extension_available(*e)) continue;
     if ((*e)->check_enqueue && enqueue_check_count < EXTENSIONS_MAX) enqueue_checks[enqueue_check_count++] = (*e)->check_enqueue;
+    if ((*e)->launch_hints && launch_hints_count < EXTENSIONS_MAX) launch_hints[launch_hints_count++] = (*e)->launch_hints;
     for (unsigned s = 0; s < SCOPES; s++) {
       enum kiln_extension_scope scope = s == 0 ? KILN_EXTENSION_PLATFORM : KILN_EXTENSION_DEVICE;
       if (!((*e)->scope & scope) || version_counts[s] == EXTENSIONS_MAX) continue;
@@ -50,4 +53,10 @@ const kiln_enqueue_check_fn *kiln_extension_enqueue_checks(unsigned *count) {
   pthread_once(&built_once, build);
   *count = enqueue_check_count;
   return enqueue_checks;
+}
+
+const kiln_launch_hints_fn *kiln_extension_launch_hints(unsigned *count) {
+  pthread_once(&built_once, build);
+  *count = launch_hints_count;
+  return launch_hints;
 }

@@ -6,6 +6,7 @@
 #ifndef KILN_RUNTIME_EXTENSION_H
 #define KILN_RUNTIME_EXTENSION_H
 
+#include "device/cpu/batch_plan.h"
 #include "runtime/device.h"
 #include "runtime/kernel.h"
 #include "runtime/platform.h"
@@ -18,6 +19,7 @@ enum kiln_extension_scope {
 };
 
 typedef cl_int (*kiln_enqueue_check_fn)(const struct kiln_enqueue_check *check);
+typedef void (*kiln_launch_hints_fn)(cl_kernel kernel, struct kiln_plan_request *request);
 
 struct kiln_extension {
   const char *name;
@@ -43,6 +45,9 @@ struct kiln_extension {
                     const cl_event *wait_list, cl_event *event);
   /* clSetKernelExecInfo names the core does not know (kernel.h). */
   kiln_kernel_exec_info_handler kernel_exec_info;
+  /* Every NDRange's batch plan request (device/cpu/batch_plan.h), from the kernel's
+   * settings (cl_arm_scheduling_controls' batch size and modifier). */
+  kiln_launch_hints_fn launch_hints;
 };
 
 /* The descriptors, ending with NULL (src/ext/extensions.c). */
@@ -55,6 +60,8 @@ static inline bool kiln_extension_available(const struct kiln_extension *extensi
 /* The check_enqueue hooks of the available extensions, in table order (built once: every
  * enqueue runs them). */
 const kiln_enqueue_check_fn *kiln_extension_enqueue_checks(unsigned *count);
+/* The same for launch_hints (every NDRange enqueue and recording). */
+const kiln_launch_hints_fn *kiln_extension_launch_hints(unsigned *count);
 
 /* The names of the available extensions of `scope`, space-separated (static storage). */
 const char *kiln_extension_string(enum kiln_extension_scope scope);

@@ -38,9 +38,9 @@ static cl_int run_batch(struct kiln_command *command, size_t batch, unsigned wor
   return kiln_ndrange_run_batch(launch, batch, worker_id) ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
 }
 
-/* The launch's batch plan (device/cpu/batch_plan.h), with cl_arm_scheduling_controls'
- * hints (validated by src/ext/arm_sched/) as set now. The threads that may run it are the
- * workers, or fewer under the queue's compute-unit limit. */
+/* The launch's batch plan (device/cpu/batch_plan.h), with the extensions' launch hints as
+ * set now. The threads that may run it are the workers, or fewer under the queue's
+ * compute-unit limit. */
 static size_t plan_batches(struct kiln_ndrange_launch *launch, cl_kernel kernel, cl_command_queue queue) {
   const struct kiln_ndrange *range = &launch->range;
   struct kiln_plan_request request = {
@@ -53,10 +53,9 @@ static size_t plan_batches(struct kiln_ndrange_launch *launch, cl_kernel kernel,
   request.item_ns_x1024 = atomic_load_explicit(&kernel->profile.ns_per_kilo_item, memory_order_relaxed);
   const struct kiln_worker_limit *limit = kiln_queue_worker_limit(queue);
   if (limit && limit->max < request.threads) request.threads = limit->max;
-  uint64_t modifier = 0;
-  kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, &request.batch_size);
-  if (kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM, &modifier))
-    request.modifier = (int64_t)modifier;
+  unsigned hint_count;
+  const kiln_launch_hints_fn *hints = kiln_extension_launch_hints(&hint_count);
+  for (unsigned i = 0; i < hint_count; i++) hints[i](kernel, &request);
   return (size_t)kiln_batch_plan_make(&launch->plan, &request);
 }
 

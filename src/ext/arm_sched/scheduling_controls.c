@@ -68,6 +68,14 @@ static cl_int accept_exec_info(cl_kernel kernel, cl_kernel_exec_info name, size_
   }
 }
 
+/* The kernel's batch size and modifier, for every launch's plan. */
+static void launch_hints(cl_kernel kernel, struct kiln_plan_request *request) {
+  uint64_t modifier = 0;
+  kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, &request->batch_size);
+  if (kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM, &modifier))
+    request->modifier = (int64_t)modifier;
+}
+
 const struct kiln_extension kiln_ext_arm_scheduling_controls = {
     .name = "cl_arm_scheduling_controls",
     .version = CL_MAKE_VERSION(0, 6, 0),
@@ -75,4 +83,5 @@ const struct kiln_extension kiln_ext_arm_scheduling_controls = {
     .device_info = device_info,
     .parse_queue_property = parse_scheduling_property,
     .kernel_exec_info = accept_exec_info,
+    .launch_hints = launch_hints,
 };
