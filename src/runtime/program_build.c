@@ -4,6 +4,7 @@
  * calls the callback once the result is observable. */
 #include "runtime/program.h"
 
+#include "device/cpu/compiler/options.h"
 #include "device/cpu/compiler/program_cache.h"
 #include "runtime/context.h"
 
@@ -12,31 +13,13 @@
 
 /* ---- option strings ---- */
 
-/* Next whitespace-separated token (quotes group spaces); NULL at the end. */
-static const char *next_token(const char *s, size_t *length) {
-  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-  if (!*s) return NULL;
-  const char *start = s;
-  char quote = 0;
-  for (; *s; s++) {
-    if (quote) {
-      if (*s == quote) quote = 0;
-    } else if (*s == '"' || *s == '\'') {
-      quote = *s;
-    } else if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
-      break;
-    }
-  }
-  *length = (size_t)(s - start);
-  return start;
-}
-
+/* Options are read as the compiler reads them (compiler/options.h). */
 bool kiln_program_options_have(const char *options, const char *option) {
-  if (!options) return false;
-  size_t want = strlen(option), length;
-  for (const char *t = next_token(options, &length); t; t = next_token(t + length, &length))
-    if (length == want && memcmp(t, option, want) == 0) return true;
-  return false;
+  char **tokens = options ? kiln_options_tokenize(options) : NULL;
+  bool found = false;
+  for (char **t = tokens; t && *t && !found; t++) found = strcmp(*t, option) == 0;
+  kiln_options_tokens_free(tokens);
+  return found;
 }
 
 struct kiln_program_option_flags kiln_program_parse_option_flags(const char *options) {

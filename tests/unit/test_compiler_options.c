@@ -8,6 +8,8 @@
 
 #include "device/cpu/compiler/compiler.h"
 #include "device/cpu/compiler/module_binary.h"
+#include "device/cpu/compiler/options.h"
+#include "runtime/program.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,12 +101,40 @@ static void binary_envelope(void **state) {
   assert_true(kiln_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull);
 }
 
+/* The runtime's option checks (uniform work-groups, argument info) read an option string
+ * as the compiler does: one tokenizer (options.h). They used to split at every space and
+ * group with single quotes too, so the two could see different options. */
+static void runtime_reads_options_as_compiler(void **state) {
+  (void)state;
+  static const struct {
+    const char *options;
+    bool has_arg_info;
+  } cases[] = {
+      {"-cl-kernel-arg-info", true},
+      {"-DX=\"a b\" -cl-kernel-arg-info", true},
+      {"-DX=a\\ -cl-kernel-arg-info", false},  /* an escaped space: one option */
+      {"'-cl-kernel-arg-info'", false},          /* single quotes are characters */
+      {"-DX=\"a -cl-kernel-arg-info\"", false}, /* inside a quoted value */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char **tokens = kiln_options_tokenize(cases[i].options);
+    assert_non_null(tokens);
+    bool compiler_sees = false;
+    for (char **t = tokens; *t; t++) compiler_sees |= strcmp(*t, "-cl-kernel-arg-info") == 0;
+    kiln_options_tokens_free(tokens);
+    assert_int_equal(cases[i].has_arg_info, compiler_sees);
+    if (kiln_program_options_have(cases[i].options, "-cl-kernel-arg-info") != cases[i].has_arg_info)
+      fail_msg("'%s': the runtime disagrees with the compiler", cases[i].options);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compile_options_accepted),
       cmocka_unit_test(compile_options_rejected),
       cmocka_unit_test(link_options),
       cmocka_unit_test(binary_envelope),
+      cmocka_unit_test(runtime_reads_options_as_compiler),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

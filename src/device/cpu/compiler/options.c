@@ -90,6 +90,24 @@ static int tokenize(const char *s, struct tokens *out) {
   return 0;
 }
 
+char **kiln_options_tokenize(const char *options) {
+  struct tokens t;
+  if (tokenize(options, &t) != 0) return NULL;
+  char **list = realloc(t.items, (t.count + 1) * sizeof *list);
+  if (!list) {
+    tokens_free(&t);
+    return NULL;
+  }
+  list[t.count] = NULL;
+  return list;
+}
+
+void kiln_options_tokens_free(char **tokens) {
+  if (!tokens) return;
+  for (char **t = tokens; *t; t++) free(*t);
+  free(tokens);
+}
+
 static int push_arg(struct kiln_cl_options *o, const char *a, const char *b) {
   char *joined = b ? format("%s%s", a, b) : strdup(a);
   char **grown = realloc(o->cc1_args, (o->num_cc1_args + 2) * sizeof *grown);

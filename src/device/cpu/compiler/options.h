@@ -34,6 +34,13 @@ struct kiln_cl_options {
 int kiln_cl_options_parse(const char *options, enum kiln_option_set set, struct kiln_cl_options *out, char **log);
 void kiln_cl_options_free(struct kiln_cl_options *options);
 
+/* An option string split into options: at white space, double quotes group and a
+ * backslash escapes the next character. The one tokenizer of option strings (the runtime's
+ * option checks use it too, so both read the same options). A NULL-terminated list to
+ * free with kiln_options_tokens_free; NULL when out of memory. */
+char **kiln_options_tokenize(const char *options);
+void kiln_options_tokens_free(char **tokens);
+
 #ifdef __cplusplus
 }
 #endif
