@@ -1,5 +1,8 @@
-/* icd/ — how the ICD loader reaches Kiln: the dispatch table every handle points to,
- * the exported loader entry points (icd_entry.c), kiln.icd.in and the version script.
+/* icd/ — how the ICD loader reaches Kiln: the dispatch table every handle points to
+ * (dispatch.c), the dispatch slots of sharing extensions Kiln does not offer
+ * (interop_stubs.c) and the version script that exports the entry points (kiln.map). The
+ * loader's own entry, clIcdGetPlatformIDsKHR, is in runtime/platform.c; CMakeLists.txt
+ * writes the .icd file.
  *
  * dispatch.c: the cl_icd_dispatch table, in the order of CL/cl_icd.h. Windows-only
  * (D3D, DX9) slots stay NULL: those typedefs are plain pointers on Linux. */
