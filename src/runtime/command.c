@@ -1,6 +1,7 @@
 /* The command model's entry points for enqueue code (see command.h). */
 #include "runtime/command.h"
 
+#include "runtime/clock.h"
 #include "runtime/event.h"
 #include "runtime/extension.h"
 #include "runtime/platform.h"

@@ -34,4 +34,14 @@ static inline bool kiln_device_is_valid(cl_device_id device) {
   return kiln_object_is_valid(device, KILN_OBJECT_DEVICE);
 }
 
+/* The device limits NDRange checks use. */
+struct kiln_device_limits {
+  size_t max_work_group_size;
+  size_t max_work_item_sizes[3];
+  cl_ulong local_mem_size;
+  bool non_uniform_work_groups;     /* CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT */
+  size_t preferred_multiple;        /* the float vector width */
+};
+const struct kiln_device_limits *kiln_device_limits(void); /* of Kiln's one device, read once */
+
 #endif

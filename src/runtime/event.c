@@ -1,5 +1,6 @@
 #include "runtime/event.h"
 
+#include "runtime/clock.h"
 #include "runtime/context.h"
 #include "runtime/info.h"
 #include "runtime/platform.h"

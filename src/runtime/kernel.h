@@ -52,34 +52,7 @@ bool kiln_kernel_exec_info_find(cl_kernel kernel, cl_kernel_exec_info name, uint
  * each __local argument at KILN_LOCAL_MEM_ALIGN; fills the offsets into `args` when non-NULL. */
 uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args);
 
-/* clEnqueueNDRangeKernel after the queue check, for any sink (ndrange.c; command buffers
- * record NDRanges through it). */
-struct kiln_command_sink;
-struct kiln_command;
-cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kernel, cl_uint work_dim,
-                            const size_t *global_work_offset, const size_t *global_work_size,
-                            const size_t *local_work_size);
-
-/* The launch of an NDRange command built by kiln_ndrange_enqueue, or NULL for any other
- * command (a command-buffer replay gives printf kernels a printf buffer of their own). */
-struct kiln_ndrange_launch;
-const struct kiln_ndrange_launch *kiln_ndrange_command_launch(struct kiln_command *command);
-
-/* Writes the KILN_TRACE=sched line of one executed NDRange: its kernel, work-groups, batch
- * sizes, `batches`, how many threads ran batches and the compute-unit limit it ran under. */
-struct kiln_worker_limit;
-void kiln_ndrange_trace(const struct kiln_ndrange_launch *launch, size_t batches, unsigned threads,
-                        const struct kiln_worker_limit *limit);
-
-/* CL_KERNEL_WORK_GROUP_SIZE and the device limits NDRange checks use. */
+/* CL_KERNEL_WORK_GROUP_SIZE. */
 size_t kiln_kernel_max_work_group_size(cl_kernel kernel);
-struct kiln_device_limits {
-  size_t max_work_group_size;
-  size_t max_work_item_sizes[3];
-  cl_ulong local_mem_size;
-  bool non_uniform_work_groups;     /* CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT */
-  size_t preferred_multiple;        /* the float vector width */
-};
-const struct kiln_device_limits *kiln_device_limits(void); /* of Kiln's one device, read once */
 
 #endif

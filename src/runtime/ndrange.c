@@ -8,6 +8,7 @@
 #include "runtime/extension.h"
 #include "runtime/kernel.h"
 #include "runtime/memory.h"
+#include "runtime/ndrange.h"
 #include "runtime/program.h"
 #include "runtime/queue.h"
 #include "runtime/trace.h"

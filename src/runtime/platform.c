@@ -2,6 +2,7 @@
  * the host timer and the (no-op) compiler unloading entry points. */
 #include "runtime/platform.h"
 
+#include "runtime/clock.h"
 #include "runtime/device.h"
 #include "runtime/extension.h"
 #include "runtime/info.h"
@@ -23,12 +24,6 @@ static void platform_create(void) {
 cl_platform_id kiln_platform_get(void) {
   pthread_once(&platform_once, platform_create);
   return &platform_singleton;
-}
-
-cl_ulong kiln_time_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (cl_ulong)ts.tv_sec * 1000000000u + (cl_ulong)ts.tv_nsec;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,

@@ -18,7 +18,4 @@ struct kiln_extension_function {
   void *address;
 };
 
-/* Nanoseconds on the clock shared by the host timer, the device timer and profiling. */
-cl_ulong kiln_time_now_ns(void);
-
 #endif

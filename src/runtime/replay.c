@@ -6,6 +6,7 @@
 #include "device/cpu/worker_pool.h"
 #include "runtime/event.h"
 #include "runtime/kernel.h"
+#include "runtime/ndrange.h"
 #include "runtime/queue.h"
 #include "runtime/trace.h"
 

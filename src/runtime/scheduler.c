@@ -9,7 +9,9 @@
 #include "device/cpu/copy_engine.h"
 #include "device/cpu/ndrange_executor.h"
 
+#include "runtime/clock.h"
 #include "runtime/kernel.h"
+#include "runtime/ndrange.h"
 #include "runtime/platform.h"
 #include "runtime/queue.h"
 #include "runtime/trace.h"

@@ -9,6 +9,7 @@
 
 #include "runtime/kernel.h"
 #include "runtime/memory.h"
+#include "runtime/ndrange.h"
 
 #include <stdint.h>
 #include <stdlib.h>

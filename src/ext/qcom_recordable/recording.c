@@ -4,6 +4,7 @@
 
 #include "runtime/context.h"
 #include "runtime/kernel.h"
+#include "runtime/ndrange.h"
 #include "runtime/queue.h"
 
 #include <stdlib.h>
