@@ -4,7 +4,7 @@
 #include "runtime/kernel.h"
 
 #include "runtime/extension.h"
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* mem_migrate.c: clEnqueueMigrateMemObjects. The CPU device and the host share one
  * memory, so migration moves nothing; it is still a real command so that its event
  * and the commands waiting on it are ordered like any other. */
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 
 static cl_int run_migrate(struct kiln_command *command) {
   (void)command;

@@ -2,7 +2,7 @@
  * when the command runs, the memory-object handles at args_mem_loc are replaced by their
  * storage pointers in that copy and the user function is called with it. */
 #include "runtime/command.h"
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 #include "runtime/queue.h"
 
 #include <stdalign.h>

@@ -7,7 +7,7 @@
 #include "runtime/context.h"
 #include "runtime/extension.h"
 #include "runtime/kernel.h"
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 #include "runtime/ndrange.h"
 #include "runtime/program.h"
 #include "runtime/queue.h"

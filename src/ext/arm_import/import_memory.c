@@ -8,7 +8,7 @@
 #include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/extension.h"
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include "ext/khr_command_buffer/khr_command_buffer.h"
 
 #include "runtime/kernel.h"
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 #include "runtime/ndrange.h"
 
 #include <stdint.h>

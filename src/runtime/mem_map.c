@@ -1,8 +1,8 @@
-/* buffer_map.c: clEnqueueMapBuffer and clEnqueueUnmapMemObject. Storage is host
+/* mem_map.c: clEnqueueMapBuffer and clEnqueueUnmapMemObject. Storage is host
  * memory, so a map hands out storage + offset at once (the data is current once the
  * map command completes) and neither command moves data. Each object keeps a list of
  * its live mappings so that unmap can reject pointers it never handed out. */
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
-/* memory.c: memory object lifetime (create, retain, release, destroy), queries and
+/* mem_object.c: memory object lifetime (create, retain, release, destroy), queries and
  * destructor callbacks; clCreateBuffer and clCreateBufferWithProperties. */
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"

@@ -1,4 +1,4 @@
-/* memory.h: memory objects. Kiln has buffers and sub-buffers only (the CPU device
+/* mem_object.h: memory objects. Kiln has buffers and sub-buffers only (the CPU device
  * supports neither images nor pipes). The device shares host memory, so a buffer's
  * storage is a host address: transfers are memcpy on it and a map returns a pointer
  * into it (zero copy).
@@ -7,8 +7,8 @@
  * cl_arm_import_memory) can hand Kiln memory it must not free: `owns_storage` says
  * Kiln allocated it, otherwise `release_storage` (if set) gives it back to its owner
  * after the destructor callbacks have run. */
-#ifndef KILN_RUNTIME_MEMORY_H
-#define KILN_RUNTIME_MEMORY_H
+#ifndef KILN_RUNTIME_MEM_OBJECT_H
+#define KILN_RUNTIME_MEM_OBJECT_H
 
 #include "runtime/command.h"
 #include "runtime/object.h"
@@ -76,7 +76,7 @@ struct kiln_mem_desc {
  * storage described by `desc` has not been taken over. */
 cl_mem kiln_mem_create(cl_context context, const struct kiln_mem_desc *desc, cl_int *errcode);
 
-/* memory_flags.c: the rules of the Memory Flags table shared by every create path.
+/* mem_flags.c: the rules of the Memory Flags table shared by every create path.
  * CL_INVALID_VALUE for unknown bits or conflicting access / host-access / host-pointer
  * flags, CL_INVALID_HOST_PTR for a host_ptr that does not match the flags. Flags
  * `extra_allowed` (set by an extension's create path) are accepted as known. */
@@ -130,7 +130,7 @@ static inline cl_int kiln_mem_check_queue_buffer(cl_command_queue queue, cl_mem 
   return mem->context == kiln_queue_context(queue) ? CL_SUCCESS : CL_INVALID_CONTEXT;
 }
 
-/* Builds a fully validated transfer command (buffer_transfer.c) and hands it to `sink`:
+/* Builds a fully validated transfer command (mem_transfer.c) and hands it to `sink`:
  * `payload` is copied into the command, `a` and `b` (either may be NULL) are held until
  * it completes. Returns what kiln_command_sink_take returns. */
 cl_int kiln_mem_submit(const struct kiln_command_sink *sink, cl_command_type type, kiln_command_run_fn run,

@@ -1,8 +1,8 @@
-/* buffer_transfer.c: clEnqueueRead/Write/CopyBuffer and their Rect forms. Each is
+/* mem_transfer.c: clEnqueueRead/Write/CopyBuffer and their Rect forms. Each is
  * validated in the spec's order, then becomes one command whose payload holds the
  * resolved host addresses; the copy itself happens when the command runs (a
  * non-blocking write reads the application's memory at that time). */
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 
 #include <string.h>
 

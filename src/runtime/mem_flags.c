@@ -1,6 +1,6 @@
-/* memory_flags.c: the Memory Flags table rules shared by every path that creates a
+/* mem_flags.c: the Memory Flags table rules shared by every path that creates a
  * memory object (clCreateBuffer*, clCreateSubBuffer, extension create paths). */
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 
 static bool more_than_one(cl_mem_flags bits) { return (bits & (bits - 1)) != 0; }
 

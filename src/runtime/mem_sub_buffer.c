@@ -1,6 +1,6 @@
-/* sub_buffer.c: clCreateSubBuffer. A sub-buffer is a window on its parent's storage
+/* mem_sub_buffer.c: clCreateSubBuffer. A sub-buffer is a window on its parent's storage
  * (no copy) and holds an internal reference on the parent. */
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 
 #include "runtime/device.h"
 

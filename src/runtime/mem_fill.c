@@ -1,6 +1,6 @@
-/* buffer_fill.c: clEnqueueFillBuffer. The pattern is copied into the command at
+/* mem_fill.c: clEnqueueFillBuffer. The pattern is copied into the command at
  * enqueue time (the application may reuse its memory right after the call). */
-#include "runtime/memory.h"
+#include "runtime/mem_object.h"
 
 #include <string.h>
 
