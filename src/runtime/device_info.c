@@ -77,8 +77,7 @@ static const char *device_vendor(const struct kiln_cpu_topology *t) {
 
 static cl_int device_info_from_providers(cl_device_id device, cl_device_info param_name, size_t param_value_size,
                                          void *param_value, size_t *param_value_size_ret) {
-  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
-    if (!(*e)->device_info || !kiln_extension_available(*e)) continue;
+  KILN_EXTENSIONS_WITH(e, device_info) {
     cl_int err = (*e)->device_info(device, param_name, param_value_size, param_value, param_value_size_ret);
     if (err != CL_INVALID_VALUE) return err;
   }

@@ -57,6 +57,13 @@ static inline bool kiln_extension_available(const struct kiln_extension *extensi
   return !extension->available || extension->available();
 }
 
+/* `for` over the available extensions that have hook `field`, in table order: `e` points
+ * at each descriptor pointer in turn. */
+#define KILN_EXTENSIONS_WITH(e, field)                                   \
+  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) \
+    if (!(*e)->field || !kiln_extension_available(*e)) {                 \
+    } else
+
 /* The check_enqueue hooks of the available extensions, in table order (built once: every
  * enqueue runs them). */
 const kiln_enqueue_check_fn *kiln_extension_enqueue_checks(unsigned *count);

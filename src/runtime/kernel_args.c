@@ -112,8 +112,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_
   default:
     break;
   }
-  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
-    if (!(*e)->kernel_exec_info || !kiln_extension_available(*e)) continue;
+  KILN_EXTENSIONS_WITH(e, kernel_exec_info) {
     uint64_t stored = 0;
     cl_int err = (*e)->kernel_exec_info(kernel, param_name, param_value_size, param_value, &stored);
     if (err == KILN_KERNEL_EXEC_INFO_NOT_MINE) continue;

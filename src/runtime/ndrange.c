@@ -260,8 +260,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   if (kiln_queue_has_extension_properties(&command_queue->config)) {
-    for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
-      if (!(*e)->ndrange || !kiln_extension_available(*e)) continue;
+    KILN_EXTENSIONS_WITH(e, ndrange) {
       cl_int result = (*e)->ndrange(command_queue, kernel, work_dim, global_work_offset, global_work_size,
                                     local_work_size, num_events_in_wait_list, event_wait_list, event);
       if (result != KILN_QUEUE_PROPERTY_NOT_MINE) return result;

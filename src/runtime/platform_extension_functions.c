@@ -7,8 +7,7 @@
 
 static void *extension_function_find(const char *name) {
   if (!name) return NULL;
-  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
-    if (!(*e)->functions || !kiln_extension_available(*e)) continue;
+  KILN_EXTENSIONS_WITH(e, functions) {
     for (const struct kiln_extension_function *row = (*e)->functions; row->name; row++)
       if (strcmp(row->name, name) == 0) return row->address;
   }

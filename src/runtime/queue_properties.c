@@ -6,8 +6,7 @@
 #include "runtime/extension.h"
 
 static cl_int ask_extensions(cl_queue_properties name, cl_queue_properties value, struct kiln_queue_config *cfg) {
-  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
-    if (!(*e)->parse_queue_property || !kiln_extension_available(*e)) continue;
+  KILN_EXTENSIONS_WITH(e, parse_queue_property) {
     cl_int result = (*e)->parse_queue_property(name, value, cfg);
     if (result != KILN_QUEUE_PROPERTY_NOT_MINE) return result;
   }
@@ -89,8 +88,7 @@ bool kiln_queue_config_find(const struct kiln_queue_config *cfg, cl_queue_proper
 }
 
 cl_int kiln_queue_config_validate(struct kiln_queue_config *cfg) {
-  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
-    if (!(*e)->validate_queue_config || !kiln_extension_available(*e)) continue;
+  KILN_EXTENSIONS_WITH(e, validate_queue_config) {
     cl_int err = (*e)->validate_queue_config(cfg);
     if (err != CL_SUCCESS) return err;
   }
@@ -99,8 +97,7 @@ cl_int kiln_queue_config_validate(struct kiln_queue_config *cfg) {
 
 cl_int kiln_queue_info_from_providers(cl_command_queue queue, cl_command_queue_info param_name,
                                       size_t param_value_size, void *param_value, size_t *param_value_size_ret) {
-  for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
-    if (!(*e)->queue_info || !kiln_extension_available(*e)) continue;
+  KILN_EXTENSIONS_WITH(e, queue_info) {
     cl_int err = (*e)->queue_info(queue, param_name, param_value_size, param_value, param_value_size_ret);
     if (err != CL_INVALID_VALUE) return err;
   }
