@@ -128,7 +128,8 @@ cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, con
 }
 
 cl_int kiln_command_sink_check(const struct kiln_command_sink *sink, cl_command_type type) {
-  if (!sink->recorder) return kiln_command_check_enqueue(sink->queue, type, sink->num_events, sink->wait_list, sink->event);
+  if (!sink->recorder)
+    return kiln_command_check_enqueue(sink->queue, type, sink->num_events, sink->wait_list, sink->event);
   cl_int err = sink->recorder->check_dependencies(sink->recorder);
   struct kiln_enqueue_check check = {sink->queue, type, 0, NULL, false, true};
   return err != CL_SUCCESS ? err : run_enqueue_checks(&check);

@@ -24,8 +24,10 @@ static unsigned scope_index(enum kiln_extension_scope scope) { return scope == K
 static void build(void) {
   for (const struct kiln_extension *const *e = kiln_extensions; *e; e++) {
     if (!kiln_extension_available(*e)) continue;
-    if ((*e)->check_enqueue && enqueue_check_count < EXTENSIONS_MAX) enqueue_checks[enqueue_check_count++] = (*e)->check_enqueue;
-    if ((*e)->launch_hints && launch_hints_count < EXTENSIONS_MAX) launch_hints[launch_hints_count++] = (*e)->launch_hints;
+    if ((*e)->check_enqueue && enqueue_check_count < EXTENSIONS_MAX)
+      enqueue_checks[enqueue_check_count++] = (*e)->check_enqueue;
+    if ((*e)->launch_hints && launch_hints_count < EXTENSIONS_MAX)
+      launch_hints[launch_hints_count++] = (*e)->launch_hints;
     for (unsigned s = 0; s < SCOPES; s++) {
       enum kiln_extension_scope scope = s == 0 ? KILN_EXTENSION_PLATFORM : KILN_EXTENSION_DEVICE;
       if (!((*e)->scope & scope) || version_counts[s] == EXTENSIONS_MAX) continue;

@@ -329,7 +329,8 @@ static void expect_same_end(const char *alone, const char *after_compile) {
   int expected = kiln_test_child_run(alone, 60, output, sizeof output);
   assert_true(WIFSIGNALED(expected) || (WIFEXITED(expected) && WEXITSTATUS(expected) != 0));
   int status = kiln_test_child_run(after_compile, 60, output, sizeof output);
-  if (status != expected) fail_msg("%s: wait status %#x, %#x without Kiln's handlers; output:\n%s", after_compile, status, expected, output);
+  if (status != expected)
+    fail_msg("%s: wait status %#x, %#x without Kiln's handlers; output:\n%s", after_compile, status, expected, output);
 }
 
 static void compiler_faults(void **state) {

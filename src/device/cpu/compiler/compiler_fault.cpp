@@ -140,7 +140,8 @@ std::string fault_message(const FaultGuard &guard, size_t stack_mib) {
     return std::string("error: clang/LLVM crashed compiling this program (") + signal_name(guard.signal) +
            ", a compiler bug, caught by Kiln); the compiler was at:\n" + guard.what;
   case Fault::fatal_error:
-    return std::string("error: clang/LLVM stopped compiling this program (a fatal error, caught by Kiln): ") + guard.what + "\n";
+    return std::string("error: clang/LLVM stopped compiling this program (a fatal error, caught by Kiln): ") +
+           guard.what + "\n";
   case Fault::none: break;
   }
   return "";
