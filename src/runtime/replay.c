@@ -23,12 +23,17 @@ static bool step_of(struct kiln_command *command, struct kiln_replay_step *step)
 }
 
 struct kiln_replay_step *kiln_replay_steps_new(struct kiln_command *const *commands, size_t count,
-                                               size_t *step_count) {
+                                               size_t *step_count, uint64_t *stack_bytes) {
   struct kiln_replay_step *steps = calloc(count ? count : 1, sizeof *steps);
   if (!steps) return NULL;
   size_t n = 0;
-  for (size_t i = 0; i < count; i++)
-    if (commands[i] && step_of(commands[i], &steps[n])) n++;
+  *stack_bytes = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (!commands[i] || !step_of(commands[i], &steps[n])) continue;
+    uint64_t need = kiln_command_stack(commands[i]);
+    if (need > *stack_bytes) *stack_bytes = need;
+    n++;
+  }
   *step_count = n;
   return steps;
 }
@@ -138,10 +143,7 @@ cl_int kiln_replay_submit(cl_command_queue queue, cl_command_type type, const st
   *(struct kiln_replay_execution *)kiln_command_payload(command) = *execution;
   kiln_command_set_batches(command, 1, run_execution);
   /* The thread that runs the execution runs its kernels' launchers too. */
-  uint64_t stack = 0;
-  for (size_t i = 0; i < execution->step_count; i++)
-    if (kiln_command_stack(execution->steps[i].command) > stack) stack = kiln_command_stack(execution->steps[i].command);
-  kiln_command_set_stack(command, stack);
+  kiln_command_set_stack(command, execution->stack_bytes);
   kiln_command_set_completion(command, execution_complete);
   return kiln_command_submit(command, num_events, wait_list, event, CL_FALSE);
 }

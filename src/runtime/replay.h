@@ -20,9 +20,11 @@ struct kiln_replay_step {
 };
 
 /* The steps of `count` recorded commands (NULL entries and commands with nothing to run,
- * such as empty NDRanges, are left out); NULL on allocation failure. Free with free(). */
+ * such as empty NDRanges, are left out); NULL on allocation failure. Free with free().
+ * *stack_bytes: the most stack a step's kernels need (kiln_command_stack), for the
+ * executions' command. */
 struct kiln_replay_step *kiln_replay_steps_new(struct kiln_command *const *commands, size_t count,
-                                               size_t *step_count);
+                                               size_t *step_count, uint64_t *stack_bytes);
 
 /* Runs `count` steps in order on the calling thread, which runs a job batch of a command
  * of `queue` as `worker_id` (holding a place of the queue's compute-unit limit, if any):
@@ -38,6 +40,7 @@ cl_int kiln_replay_run(const struct kiln_replay_step *steps, size_t count, unsig
 struct kiln_replay_execution {
   const struct kiln_replay_step *steps;
   size_t step_count;
+  uint64_t stack_bytes; /* kiln_replay_steps_new's */
   void (*complete)(void *owner);
   void *owner;
 };

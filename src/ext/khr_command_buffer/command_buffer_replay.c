@@ -8,8 +8,8 @@
 
 cl_int kiln_command_buffer_build_steps(cl_command_buffer_khr command_buffer) {
   /* NULL entries are barriers: running in order already waits for everything before them. */
-  command_buffer->steps =
-      kiln_replay_steps_new(command_buffer->commands, command_buffer->count, &command_buffer->step_count);
+  command_buffer->steps = kiln_replay_steps_new(command_buffer->commands, command_buffer->count,
+                                                &command_buffer->step_count, &command_buffer->stack_bytes);
   return command_buffer->steps ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
 }
 
@@ -64,8 +64,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCommandBufferKHR(cl_uint num_queues, cl
     return err;
   if (!pending_acquire(command_buffer)) return CL_INVALID_OPERATION;
   kiln_object_retain(&command_buffer->obj); /* a release while pending waits for the end */
-  struct kiln_replay_execution execution = {command_buffer->steps, command_buffer->step_count, execution_complete,
-                                            command_buffer};
+  struct kiln_replay_execution execution = {command_buffer->steps, command_buffer->step_count,
+                                            command_buffer->stack_bytes, execution_complete, command_buffer};
   return kiln_replay_submit(queue, CL_COMMAND_COMMAND_BUFFER_KHR, &execution, num_events_in_wait_list,
                             event_wait_list, event);
 }

@@ -40,6 +40,7 @@ struct _cl_command_buffer_khr {
 
   struct kiln_replay_step *steps; /* set by finalize */
   size_t step_count;
+  uint64_t stack_bytes;           /* the most stack a step's kernels need (replay.h) */
 };
 
 static inline bool kiln_command_buffer_is_valid(cl_command_buffer_khr command_buffer) {

@@ -39,6 +39,7 @@ struct kiln_recording_version {
   struct kiln_command **commands;   /* one per dispatch, each held (object reference) */
   struct kiln_replay_step *steps;   /* of the commands that do something */
   size_t step_count;
+  uint64_t stack_bytes;             /* the most stack a step's kernels need (replay.h) */
 };
 
 struct _cl_recording_qcom {

@@ -27,7 +27,7 @@ void kiln_recording_unlock(cl_recording_qcom recording) { pthread_mutex_unlock(&
 
 struct kiln_recording_version *kiln_recording_version_new(struct kiln_command **commands, size_t count) {
   struct kiln_recording_version *version = calloc(1, sizeof *version);
-  struct kiln_replay_step *steps = version ? kiln_replay_steps_new(commands, count, &version->step_count) : NULL;
+  struct kiln_replay_step *steps = version ? kiln_replay_steps_new(commands, count, &version->step_count, &version->stack_bytes) : NULL;
   if (!steps) {
     free(version);
     return NULL;

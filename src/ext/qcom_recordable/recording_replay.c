@@ -179,7 +179,8 @@ static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom record
   pthread_mutex_unlock(&recording->lock);
   if (err != CL_SUCCESS) return err;
 
-  struct kiln_replay_execution execution = {version->steps, version->step_count, execution_complete, version};
+  struct kiln_replay_execution execution = {version->steps, version->step_count, version->stack_bytes,
+                                            execution_complete, version};
   return kiln_replay_submit(queue, CL_COMMAND_NDRANGE_KERNEL, &execution, num_events, wait_list, event);
 }
 
