@@ -252,6 +252,12 @@ void kiln_ndrange_trace(const struct kiln_ndrange_launch *launch, size_t batches
              limit ? limit->max : 0u);
 }
 
+bool kiln_ndrange_command_welcomes_helpers(struct kiln_command *command) {
+  if (!kiln_worker_pool_helpers_fit(kiln_command_stack(command))) return false;
+  const struct kiln_ndrange_launch *launch = kiln_ndrange_command_launch(command);
+  return !launch || kiln_ndrange_welcomes_helpers(launch);
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel,
                                                        cl_uint work_dim, const size_t *global_work_offset,
                                                        const size_t *global_work_size, const size_t *local_work_size,

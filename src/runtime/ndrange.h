@@ -18,6 +18,11 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
 struct kiln_ndrange_launch;
 const struct kiln_ndrange_launch *kiln_ndrange_command_launch(struct kiln_command *command);
 
+/* Whether threads that help while they wait may run batches of `command`: its kernels'
+ * stack fits a helper (worker_pool.h), and an NDRange launch is estimated short enough
+ * (kiln_ndrange_welcomes_helpers). The rule of enqueued launches and replayed ones alike. */
+bool kiln_ndrange_command_welcomes_helpers(struct kiln_command *command);
+
 /* Writes the KILN_TRACE=sched line of one executed NDRange: its kernel, work-groups, batch
  * sizes, `batches`, how many threads ran batches and the compute-unit limit it ran under. */
 struct kiln_worker_limit;

@@ -81,9 +81,7 @@ static cl_int run_shared(const struct step_execution *execution, unsigned worker
   shared.job.limit = kiln_queue_worker_limit(queue); /* the executing thread holds one of its places */
   shared.job.lane = queue->config.placement.lane;
   /* Other threads that help while they wait follow the rules of an enqueued launch. */
-  const struct kiln_replay_step *step = execution->step;
-  shared.job.helpers = kiln_worker_pool_helpers_fit(kiln_command_stack(step->command)) &&
-                       (!step->launch || kiln_ndrange_welcomes_helpers(step->launch));
+  shared.job.helpers = kiln_ndrange_command_welcomes_helpers(execution->step->command);
   kiln_worker_pool_run(&shared.job, worker_id);
   /* The batches left were claimed by running threads: they finish within a batch's time. */
   for (unsigned spins = 0; !atomic_load_explicit(&shared.done, memory_order_acquire); spins++)

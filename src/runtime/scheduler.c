@@ -80,10 +80,9 @@ static void submit_batches(cl_event event) {
   kiln_job_init(&event->job, batch_job_run, batch_job_done, event->batch_count);
   event->job.limit = kiln_queue_worker_limit(event->queue);
   event->job.lane = event->queue->config.placement.lane;
-  const struct kiln_ndrange_launch *launch;
-  if (event->batch_count > 1 && (launch = kiln_ndrange_command_launch(KILN_EVENT_COMMAND(event))))
-    event->job.helpers = kiln_ndrange_welcomes_helpers(launch);
-  if (!kiln_worker_pool_helpers_fit(event->stack_bytes)) event->job.helpers = false;
+  /* A one-batch job whose stack fits stays open to a waiting thread, however long. */
+  if (event->batch_count > 1 || !kiln_worker_pool_helpers_fit(event->stack_bytes))
+    event->job.helpers = kiln_ndrange_command_welcomes_helpers(KILN_EVENT_COMMAND(event));
   kiln_worker_pool_submit(&event->job, defer_wake(event));
 }
 
