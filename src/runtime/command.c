@@ -2,13 +2,16 @@
 #include "runtime/command.h"
 
 #include "runtime/clock.h"
+#include "runtime/command_state.h"
 #include "runtime/event.h"
 #include "runtime/extension.h"
 #include "runtime/platform.h"
 #include "runtime/queue.h"
 #include "runtime/scheduler.h"
+#include "runtime/submission.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Every extension's check sees every enqueue: an event of a queue with extension
  * properties may restrict queues without any. */
@@ -33,76 +36,128 @@ cl_int kiln_command_check_enqueue(cl_command_queue queue, cl_command_type type, 
   return run_enqueue_checks(&check);
 }
 
+void kiln_command_init(struct kiln_command *command, cl_command_type type, kiln_command_run_fn run) {
+  command->type = type;
+  command->run = run;
+  atomic_init(&command->refs, 1);
+}
+
 struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type type, kiln_command_run_fn run,
                                          cl_int *errcode) {
   cl_int err;
   cl_event event = kiln_event_create(queue->context, queue, type, &err);
   if (errcode) *errcode = err;
   if (!event) return NULL;
-  event->run = run;
-  return KILN_EVENT_COMMAND(event);
+  struct kiln_command *command = &kiln_submission_of_event(event)->command;
+  kiln_command_init(command, type, run);
+  command->event = event;
+  event->command = command;
+  return command;
 }
 
-void *kiln_command_payload(struct kiln_command *command) { return KILN_COMMAND_EVENT(command)->payload; }
+/* A recorded command: allocated alone, never submitted, freed with its last owner. */
+static struct kiln_command *bare_command_create(cl_command_type type, kiln_command_run_fn run, cl_int *errcode) {
+  struct kiln_command *command = aligned_alloc(_Alignof(struct kiln_command), sizeof *command);
+  if (errcode) *errcode = command ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+  if (!command) return NULL;
+  memset(command, 0, sizeof *command);
+  kiln_command_init(command, type, run);
+  return command;
+}
+
+struct kiln_command *kiln_command_sink_create(const struct kiln_command_sink *sink, cl_command_type type,
+                                              kiln_command_run_fn run, cl_int *errcode) {
+  if (sink->recorder) return bare_command_create(type, run, errcode);
+  return kiln_command_create(sink->queue, type, run, errcode);
+}
+
+void *kiln_command_payload(struct kiln_command *command) { return command->payload; }
 
 bool kiln_command_reserve_holds(struct kiln_command *command, unsigned count) {
-  cl_event event = KILN_COMMAND_EVENT(command);
   if (count <= KILN_COMMAND_MAX_HOLDS) return true;
   unsigned extra = count - KILN_COMMAND_MAX_HOLDS;
-  if (extra <= event->extra_hold_capacity) return true;
-  struct kiln_object **holds = realloc(event->extra_holds, extra * sizeof *holds);
+  if (extra <= command->extra_hold_capacity) return true;
+  struct kiln_object **holds = realloc(command->extra_holds, extra * sizeof *holds);
   if (!holds) return false;
-  event->extra_holds = holds;
-  event->extra_hold_capacity = extra;
+  command->extra_holds = holds;
+  command->extra_hold_capacity = extra;
   return true;
 }
 
 void kiln_command_hold(struct kiln_command *command, struct kiln_object *object) {
-  cl_event event = KILN_COMMAND_EVENT(command);
-  if (event->hold_count < KILN_COMMAND_MAX_HOLDS) {
+  if (command->hold_count < KILN_COMMAND_MAX_HOLDS) {
     kiln_object_retain(object);
-    event->holds[event->hold_count++] = object;
+    command->holds[command->hold_count++] = object;
     return;
   }
-  if (event->extra_hold_count == event->extra_hold_capacity &&
-      !kiln_command_reserve_holds(command, KILN_COMMAND_MAX_HOLDS + 2 * event->extra_hold_capacity + 4))
+  if (command->extra_hold_count == command->extra_hold_capacity &&
+      !kiln_command_reserve_holds(command, KILN_COMMAND_MAX_HOLDS + 2 * command->extra_hold_capacity + 4))
     abort(); /* a hold cannot be dropped silently; callers that can fail reserve first */
   kiln_object_retain(object);
-  event->extra_holds[event->extra_hold_count++] = object;
+  command->extra_holds[command->extra_hold_count++] = object;
+}
+
+static void release_holds(struct kiln_command *command) {
+  for (unsigned i = 0; i < command->hold_count; i++) kiln_object_release(command->holds[i]);
+  command->hold_count = 0;
+  for (unsigned i = 0; i < command->extra_hold_count; i++) kiln_object_release(command->extra_holds[i]);
+  command->extra_hold_count = 0;
 }
 
 void *kiln_command_side_alloc(struct kiln_command *command, size_t size, size_t alignment) {
-  cl_event event = KILN_COMMAND_EVENT(command);
-  if (event->side_block) abort(); /* one side block per command */
+  if (command->side_block) abort(); /* one side block per command */
   size_t rounded = (size + alignment - 1) & ~(alignment - 1);
-  event->side_block = aligned_alloc(alignment, rounded ? rounded : alignment);
-  return event->side_block;
+  command->side_block = aligned_alloc(alignment, rounded ? rounded : alignment);
+  return command->side_block;
 }
 
-void kiln_command_set_batches(struct kiln_command *command, size_t batch_count, kiln_command_batch_fn run_batch) {
-  cl_event event = KILN_COMMAND_EVENT(command);
-  event->run_batch = run_batch;
-  event->batch_count = batch_count;
-  atomic_init(&event->batch_status, 0);
+void kiln_command_set_launch(struct kiln_command *command, const struct kiln_ndrange_launch *launch,
+                             size_t batch_count) {
+  command->launch = launch;
+  command->batch_count = batch_count;
 }
 
-void kiln_command_set_stack(struct kiln_command *command, uint64_t bytes) {
-  KILN_COMMAND_EVENT(command)->stack_bytes = bytes;
+const struct kiln_ndrange_launch *kiln_command_launch(const struct kiln_command *command) { return command->launch; }
+
+void kiln_command_set_worker_run(struct kiln_command *command, kiln_command_worker_fn run_on_worker) {
+  command->run_on_worker = run_on_worker;
 }
 
-uint64_t kiln_command_stack(struct kiln_command *command) { return KILN_COMMAND_EVENT(command)->stack_bytes; }
+void kiln_command_set_stack(struct kiln_command *command, uint64_t bytes) { command->stack_bytes = bytes; }
 
 void kiln_command_set_completion(struct kiln_command *command, kiln_command_complete_fn on_complete) {
-  KILN_COMMAND_EVENT(command)->on_complete = on_complete;
+  command->on_complete = on_complete;
 }
 
-void kiln_command_retain(struct kiln_command *command) { kiln_object_retain(&KILN_COMMAND_EVENT(command)->obj); }
+void kiln_command_finish(struct kiln_command *command, cl_int status) {
+  if (command->on_complete) command->on_complete(command, status);
+  release_holds(command);
+}
 
-void kiln_command_discard(struct kiln_command *command) { kiln_object_release(&KILN_COMMAND_EVENT(command)->obj); }
+void kiln_command_free_parts(struct kiln_command *command) {
+  release_holds(command);
+  free(command->extra_holds);
+  free(command->side_block);
+}
+
+void kiln_command_retain(struct kiln_command *command) {
+  if (command->event) kiln_object_retain(&command->event->obj);
+  else atomic_fetch_add_explicit(&command->refs, 1, memory_order_relaxed);
+}
+
+void kiln_command_discard(struct kiln_command *command) {
+  if (command->event) {
+    kiln_object_release(&command->event->obj); /* frees the command with its event */
+  } else if (atomic_fetch_sub_explicit(&command->refs, 1, memory_order_acq_rel) == 1) {
+    kiln_command_free_parts(command);
+    free(command);
+  }
+}
 
 cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, const cl_event *wait_list,
                            cl_event *event_ret, cl_bool blocking) {
-  cl_event event = KILN_COMMAND_EVENT(command);
+  cl_event event = command->event;
+  if (!event) abort(); /* a recorded command is replayed, never submitted */
   cl_command_queue queue = event->queue;
   if (event->profiling) event->time_queued = kiln_time_now_ns();
   for (cl_uint i = 0; i < num_events; i++)
@@ -130,20 +185,18 @@ cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, con
 cl_int kiln_command_sink_check(const struct kiln_command_sink *sink, cl_command_type type) {
   if (!sink->recorder)
     return kiln_command_check_enqueue(sink->queue, type, sink->num_events, sink->wait_list, sink->event);
-  cl_int err = sink->recorder->check_dependencies(sink->recorder);
+  cl_int err = sink->recorder->check(sink->recorder, sink, type);
   struct kiln_enqueue_check check = {sink->queue, type, 0, NULL, false, true};
   return err != CL_SUCCESS ? err : run_enqueue_checks(&check);
 }
 
 cl_int kiln_command_sink_take(const struct kiln_command_sink *sink, struct kiln_command *command, cl_bool blocking) {
-  if (sink->recorder) return sink->recorder->record(sink->recorder, command);
+  if (sink->recorder) return sink->recorder->record(sink->recorder, command, NULL);
   return kiln_command_submit(command, sink->num_events, sink->wait_list, sink->event, blocking);
 }
 
-kiln_command_run_fn kiln_command_run_function(struct kiln_command *command) { return KILN_COMMAND_EVENT(command)->run; }
-
-kiln_command_batch_fn kiln_command_batch_function(struct kiln_command *command, size_t *batch_count) {
-  cl_event event = KILN_COMMAND_EVENT(command);
-  *batch_count = event->batch_count;
-  return event->run_batch;
+cl_int kiln_command_sink_take_ndrange(const struct kiln_command_sink *sink, struct kiln_command *command,
+                                      const struct kiln_ndrange_call *call) {
+  if (sink->recorder) return sink->recorder->record(sink->recorder, command, call);
+  return kiln_command_submit(command, sink->num_events, sink->wait_list, sink->event, CL_FALSE);
 }

@@ -1,14 +1,16 @@
 /* command.h: commands are data. Every enqueue entry point validates its arguments,
- * builds one command with a run function and a small payload, and submits it with its
- * wait list. The queue links it to its dependencies and the scheduler runs it on the
- * CPU device. This header is the whole interface enqueue code needs; the command's
- * struct itself lives with events (event.h), since a command's completion is its event. */
+ * builds one command with a run function and a small payload, and hands it to its sink:
+ * submitted with its wait list (the command then gets an event, which the queue links to
+ * its dependencies and the scheduler completes), or taken by a recorder (a command
+ * buffer, a recording), which replays it later. This header is the whole interface
+ * enqueue code needs; the struct is in command_state.h. */
 #ifndef KILN_RUNTIME_COMMAND_H
 #define KILN_RUNTIME_COMMAND_H
 
 #include "runtime/object.h"
 
 struct kiln_command;
+struct kiln_command_sink;
 
 /* Does the command's work on a worker (or a thread waiting for it). Returns CL_SUCCESS,
  * or a negative error code that becomes the event's execution status. */
@@ -21,10 +23,9 @@ typedef cl_int (*kiln_command_run_fn)(struct kiln_command *command);
  * more spill into an array allocated with the command (kernels with many buffers). */
 #define KILN_COMMAND_MAX_HOLDS 4
 
-/* Identities of enqueue calls whose command type does not tell them apart, for the
- * enqueue check (never a command's type). */
-#define KILN_ENQUEUE_WAIT_FOR_EVENTS ((cl_command_type)0x7F000001) /* clEnqueueWaitForEvents */
-#define KILN_ENQUEUE_RECORDING ((cl_command_type)0x7F000002)       /* clEnqueueRecording[SVM]QCOM */
+/* The identity of clEnqueueWaitForEvents for the enqueue check, whose command (a barrier)
+ * does not tell it apart (never a command's type). */
+#define KILN_ENQUEUE_WAIT_FOR_EVENTS ((cl_command_type)0x7F000001)
 
 /* What an enqueue call is about to do, as the extension checks see it (queue.h's
  * kiln_queue_enqueue_hooks.check_enqueue). */
@@ -44,7 +45,8 @@ struct kiln_enqueue_check {
 cl_int kiln_command_check_enqueue(cl_command_queue queue, cl_command_type type, cl_uint num_events,
                                   const cl_event *wait_list, const cl_event *event);
 
-/* Creates a command of `type` for a valid `queue`. NULL and *errcode = CL_OUT_OF_HOST_MEMORY on failure. */
+/* Creates a command of `type` to submit to a valid `queue`, with its event. NULL and
+ * *errcode = CL_OUT_OF_HOST_MEMORY on failure. */
 struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type type, kiln_command_run_fn run,
                                          cl_int *errcode);
 
@@ -60,16 +62,21 @@ bool kiln_command_reserve_holds(struct kiln_command *command, unsigned count);
  * aligned to `alignment` (a power of two, at most 4096). NULL on allocation failure. */
 void *kiln_command_side_alloc(struct kiln_command *command, size_t size, size_t alignment);
 
-/* A multi-batch command (NDRange): instead of `run`, the scheduler submits one worker-pool
- * job of `batch_count` batches, each calling `run_batch` on the thread identified by
- * `worker_id` (see worker_pool.h). A negative return fails the command with that status;
- * the command completes once every batch has run. */
-typedef cl_int (*kiln_command_batch_fn)(struct kiln_command *command, size_t batch, unsigned worker_id);
-void kiln_command_set_batches(struct kiln_command *command, size_t batch_count, kiln_command_batch_fn run_batch);
+/* An NDRange command: instead of `run`, the device runs `launch` (which lives in the
+ * payload) in `batch_count` batches (device/cpu/executor.h); the command completes once
+ * every batch has run, failed when one could not. */
+struct kiln_ndrange_launch;
+void kiln_command_set_launch(struct kiln_command *command, const struct kiln_ndrange_launch *launch,
+                             size_t batch_count);
+/* The launch of an NDRange command, or NULL for any other command. */
+const struct kiln_ndrange_launch *kiln_command_launch(const struct kiln_command *command);
+/* A task that runs on a worker-pool thread, as `worker_id` (worker_pool.h), instead of
+ * `run`: a replay, whose launches share their batches with the workers. */
+typedef cl_int (*kiln_command_worker_fn)(struct kiln_command *command, unsigned worker_id);
+void kiln_command_set_worker_run(struct kiln_command *command, kiln_command_worker_fn run_on_worker);
 /* The stack the command's kernel code needs (kiln_jit_launcher_stack): the scheduler keeps
  * commands that need more than a helping application thread may give to the workers. */
 void kiln_command_set_stack(struct kiln_command *command, uint64_t bytes);
-uint64_t kiln_command_stack(struct kiln_command *command);
 
 /* Called once when the command completes with its final status (whether it ran or a
  * failed dependency skipped it), before its holds are dropped and its event is seen
@@ -91,14 +98,26 @@ cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, con
 void kiln_command_discard(struct kiln_command *command);
 void kiln_command_retain(struct kiln_command *command);
 
+/* What an NDRange enqueue was asked (valid during the record call only), for recorders
+ * that keep the call besides its command: a recording's updates rebuild a dispatch from it. */
+struct kiln_ndrange_call {
+  cl_kernel kernel;
+  cl_uint work_dim;
+  const size_t *global_work_offset, *global_work_size, *local_work_size;
+};
+
 /* Where an enqueue's validated command goes. The enqueue entry points submit it to
- * `queue` after a wait list; a recorder (a command buffer) takes it instead, checking its
- * own dependency list where the wait list would be checked. A recorded command is never
- * submitted: the recorder calls its run functions on its payload at each replay. */
+ * `queue` after its wait list; a recorder (a command buffer, or the recording a
+ * recordable queue carries) takes it instead. A recorded command is never submitted: the
+ * recorder replays it (replay.h). */
 struct kiln_command_recorder {
-  cl_int (*check_dependencies)(const struct kiln_command_recorder *recorder);
-  /* Takes `command` (on failure the recorder discards it). */
-  cl_int (*record)(const struct kiln_command_recorder *recorder, struct kiln_command *command);
+  /* Where the wait list would be checked: the recorder's own dependencies, and what it
+   * allows of the sink's wait list and event for a command of `type`. */
+  cl_int (*check)(const struct kiln_command_recorder *recorder, const struct kiln_command_sink *sink,
+                  cl_command_type type);
+  /* Takes `command` (on failure the recorder discards it); `call` for NDRange commands, else NULL. */
+  cl_int (*record)(const struct kiln_command_recorder *recorder, struct kiln_command *command,
+                   const struct kiln_ndrange_call *call);
 };
 
 struct kiln_command_sink {
@@ -109,22 +128,25 @@ struct kiln_command_sink {
   const struct kiln_command_recorder *recorder; /* NULL: submit */
 };
 
+/* The sink of an enqueue that always submits (the queue's own sink, kiln_queue_sink_open
+ * in queue.h, may record instead). */
 static inline struct kiln_command_sink kiln_command_sink_of_queue(cl_command_queue queue, cl_uint num_events,
                                                                   const cl_event *wait_list, cl_event *event) {
   struct kiln_command_sink sink = {queue, num_events, wait_list, event, NULL};
   return sink;
 }
 
-/* kiln_command_check_enqueue for a command of `type`, or for a recorder its dependency
- * check and the extensions' enqueue checks. */
+/* kiln_command_check_enqueue for a command of `type`, or for a recorder its check and the
+ * extensions' enqueue checks. */
 cl_int kiln_command_sink_check(const struct kiln_command_sink *sink, cl_command_type type);
+/* kiln_command_create for a submitting sink; a bare command for a recorder. */
+struct kiln_command *kiln_command_sink_create(const struct kiln_command_sink *sink, cl_command_type type,
+                                              kiln_command_run_fn run, cl_int *errcode);
 /* kiln_command_submit (with the sink's wait list and event), or the recorder's record. */
 cl_int kiln_command_sink_take(const struct kiln_command_sink *sink, struct kiln_command *command, cl_bool blocking);
-
-/* Recorded commands (command buffers): what a replay calls. A command has a run function,
- * or batches (kiln_command_set_batches), or neither (nothing to do: an empty NDRange). */
-kiln_command_run_fn kiln_command_run_function(struct kiln_command *command);
-kiln_command_batch_fn kiln_command_batch_function(struct kiln_command *command, size_t *batch_count);
+/* The same for an NDRange command, with its call for the recorder. */
+cl_int kiln_command_sink_take_ndrange(const struct kiln_command_sink *sink, struct kiln_command *command,
+                                      const struct kiln_ndrange_call *call);
 
 /* The queue's context (for validating memory objects against it). */
 cl_context kiln_queue_context(cl_command_queue queue);

@@ -6,6 +6,9 @@
 #include "runtime/platform.h"
 #include "runtime/queue.h"
 #include "runtime/scheduler.h"
+#include "runtime/submission.h"
+
+#include "device/cpu/worker_pool.h"
 
 #include <limits.h>
 #include <linux/futex.h>
@@ -25,10 +28,7 @@ static void event_destroy(struct kiln_object *object) {
     kiln_scheduler_resolve(link->dependent, false);
     link = next;
   }
-  for (unsigned i = 0; i < event->hold_count; i++) kiln_object_release(event->holds[i]);
-  for (unsigned i = 0; i < event->extra_hold_count; i++) kiln_object_release(event->extra_holds[i]);
-  free(event->extra_holds);
-  free(event->side_block);
+  if (event->command) kiln_command_free_parts(event->command);
   struct kiln_event_callback *callback = event->callbacks;
   while (callback) {
     struct kiln_event_callback *next = callback->next;
@@ -47,7 +47,7 @@ static void event_destroy(struct kiln_object *object) {
 }
 
 cl_event kiln_event_create(cl_context context, cl_command_queue queue, cl_command_type type, cl_int *errcode) {
-  cl_event event = kiln_object_alloc(KILN_OBJECT_EVENT, sizeof *event);
+  cl_event event = kiln_object_alloc(KILN_OBJECT_EVENT, sizeof(struct kiln_submission));
   if (!event) {
     *errcode = CL_OUT_OF_HOST_MEMORY;
     return NULL;
@@ -106,17 +106,13 @@ void kiln_event_set_status(cl_event event, cl_int status) {
 }
 
 void kiln_event_complete(cl_event event, cl_int status, bool drop_reference) {
-  if (event->on_complete) event->on_complete(KILN_EVENT_COMMAND(event), status);
+  if (event->command) kiln_command_finish(event->command, status);
   if (event->profiling) {
     cl_ulong now = kiln_time_now_ns();
     if (!event->time_start) event->time_start = now;
     if (!event->time_end) event->time_end = now;
     event->time_complete = now;
   }
-  for (unsigned i = 0; i < event->hold_count; i++) kiln_object_release(event->holds[i]);
-  event->hold_count = 0;
-  for (unsigned i = 0; i < event->extra_hold_count; i++) kiln_object_release(event->extra_holds[i]);
-  event->extra_hold_count = 0;
 
   pthread_mutex_lock(&event->lock);
   atomic_store(&event->status, status);

@@ -1,15 +1,13 @@
-/* event.h: events, which are also commands. One allocation carries the event state the
- * API sees (status, profiling, callbacks) and the command the scheduler runs (run
- * function, inline payload, held objects, dependency links). A user event is the same
- * struct with type CL_COMMAND_USER and no queue. */
+/* event.h: events — what the API sees of submitted work (status, profiling, callbacks)
+ * and what the queue and scheduler order it by (dependency links, the queue's list). An
+ * event exists only for submitted work: it points at its command (command_state.h), which
+ * lives in the same allocation (submission.h). A user event has no command and no queue. */
 #ifndef KILN_RUNTIME_EVENT_H
 #define KILN_RUNTIME_EVENT_H
 
-#include "device/cpu/worker_pool.h"
 #include "runtime/command.h"
 
 #include <pthread.h>
-#include <stdalign.h>
 
 struct kiln_event_callback {
   void (CL_CALLBACK *notify)(cl_event event, cl_int status, void *user_data);
@@ -60,27 +58,8 @@ struct _cl_event {
   bool in_queue_list;
   struct _cl_event *ready_next;       /* scheduler's per-thread ready list */
 
-  kiln_command_run_fn run;            /* NULL: nothing to execute (marker, barrier) */
-  struct kiln_job job;
-  struct kiln_object *holds[KILN_COMMAND_MAX_HOLDS];
-  unsigned hold_count;
-  struct kiln_object **extra_holds;   /* holds beyond the inline ones, freed with the event */
-  unsigned extra_hold_count, extra_hold_capacity;
-  void *side_block;                   /* kiln_command_side_alloc, freed with the event */
-  kiln_command_batch_fn run_batch;    /* multi-batch commands (kiln_command_set_batches) */
-  kiln_command_complete_fn on_complete; /* kiln_command_set_completion */
-  size_t batch_count;
-  uint64_t stack_bytes;               /* stack its kernels' code needs (kiln_command_set_stack) */
-  atomic_int batch_status;            /* first negative status a batch returned, else 0 */
-  alignas(16) unsigned char payload[KILN_COMMAND_PAYLOAD_BYTES];
+  struct kiln_command *command;       /* what it runs; NULL for user events */
 };
-
-/* The command is the event: the two names denote one object. */
-struct kiln_command {
-  struct _cl_event event;
-};
-#define KILN_COMMAND_EVENT(command) (&(command)->event)
-#define KILN_EVENT_COMMAND(event) ((struct kiln_command *)(event))
 
 static inline bool kiln_event_is_valid(cl_event event) {
   return kiln_object_is_valid(event, KILN_OBJECT_EVENT);

@@ -2,6 +2,8 @@
  * a runtime lock. The thread is started on first use and joined at unload. */
 #include "runtime/event.h"
 
+#include "device/cpu/worker_pool.h"
+
 #include <stdlib.h>
 
 static pthread_mutex_t callbacks_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -38,11 +38,6 @@ struct kiln_extension {
   kiln_queue_info_provider queue_info;
   /* Every enqueue call before its command is created (command.h's kiln_enqueue_check). */
   kiln_enqueue_check_fn check_enqueue;
-  /* clEnqueueNDRangeKernel / clEnqueueTask on queues created with extension properties:
-   * KILN_QUEUE_PROPERTY_NOT_MINE lets the core enqueue; else the call's result. */
-  cl_int (*ndrange)(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset,
-                    const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events,
-                    const cl_event *wait_list, cl_event *event);
   /* clSetKernelExecInfo names the core does not know (kernel.h). */
   kiln_kernel_exec_info_handler kernel_exec_info;
   /* Every NDRange's batch plan request (device/cpu/batch_plan.h), from the kernel's

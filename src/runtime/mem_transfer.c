@@ -9,7 +9,7 @@
 cl_int kiln_mem_submit(const struct kiln_command_sink *sink, cl_command_type type, kiln_command_run_fn run,
                        const void *payload, size_t payload_size, cl_mem a, cl_mem b, cl_bool blocking) {
   cl_int err;
-  struct kiln_command *command = kiln_command_create(sink->queue, type, run, &err);
+  struct kiln_command *command = kiln_command_sink_create(sink, type, run, &err);
   if (!command) return err;
   if (payload_size) memcpy(kiln_command_payload(command), payload, payload_size);
   if (a) kiln_command_hold(command, &a->obj);

@@ -1,8 +1,9 @@
 /* ndrange.c: clEnqueueNDRangeKernel and clEnqueueTask. The launch is validated in the
  * spec's order, the geometry made final (a local size chosen when none is given), and the
  * argument block snapshotted into the command with memory objects resolved to their
- * storage (and held until the command completes). The command runs as one multi-batch
- * job of the worker pool (device/cpu/ndrange_executor.h). */
+ * storage (and held until the command completes). The command carries the launch, which
+ * the device runs in batches (device/cpu/executor.h); the queue's sink submits it or, on
+ * a queue carrying a recording, records it. */
 #include "runtime/command.h"
 #include "runtime/context.h"
 #include "runtime/extension.h"
@@ -11,7 +12,6 @@
 #include "runtime/ndrange.h"
 #include "runtime/program.h"
 #include "runtime/queue.h"
-#include "runtime/trace.h"
 
 #include "device/cpu/ndrange_executor.h"
 #include "device/cpu/worker_pool.h"
@@ -19,7 +19,6 @@
 #include <CL/cl_ext.h>
 #include <stdalign.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 /* The command's payload: the launch, then (when it fits) the argument block inline. */
@@ -33,11 +32,6 @@ _Static_assert(INLINE_ARGS_BYTES >= sizeof(struct kiln_printf_buffer) &&
 #define INLINE_MAX_VALUE_BYTES 16u
 /* Default cap on the work-items of a work-group Kiln picks itself. */
 #define AUTO_WORK_GROUP_ITEMS 256u
-
-static cl_int run_batch(struct kiln_command *command, size_t batch, unsigned worker_id) {
-  const struct kiln_ndrange_launch *launch = kiln_command_payload(command);
-  return kiln_ndrange_run_batch(launch, batch, worker_id) ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
-}
 
 /* The launch's batch plan (device/cpu/batch_plan.h), with the extensions' launch hints as
  * set now. The threads that may run it are the workers, or fewer under the queue's
@@ -197,9 +191,10 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   if (!kiln_worker_pool_stack_fits(kernel->profile.stack_bytes)) return CL_OUT_OF_RESOURCES;
 
   /* An empty launch completes like a marker once its dependencies have. */
-  struct kiln_command *command = kiln_command_create(sink->queue, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);
+  struct kiln_command *command = kiln_command_sink_create(sink, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);
   if (!command) return err;
-  if (empty) return kiln_command_sink_take(sink, command, CL_FALSE);
+  struct kiln_ndrange_call call = {kernel, work_dim, global_work_offset, global_work_size, local_work_size};
+  if (empty) return kiln_command_sink_take_ndrange(sink, command, &call);
 
   struct kiln_ndrange_launch *launch = kiln_command_payload(command);
   unsigned char *args = (unsigned char *)launch + ARGS_OFFSET;
@@ -229,33 +224,9 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   launch->profile = &kernel->profile;
   size_t batches = plan_batches(launch, kernel, sink->queue);
   if (uses_printf) kiln_printf_buffer_init(launch->printf_buffer, KILN_PRINTF_BUFFER_SIZE, batches);
-  kiln_command_set_batches(command, batches, run_batch);
+  kiln_command_set_launch(command, launch, batches);
   kiln_command_set_stack(command, kernel->profile.stack_bytes);
-  return kiln_command_sink_take(sink, command, CL_FALSE);
-}
-
-const struct kiln_ndrange_launch *kiln_ndrange_command_launch(struct kiln_command *command) {
-  size_t batches;
-  return kiln_command_batch_function(command, &batches) == run_batch ? kiln_command_payload(command) : NULL;
-}
-
-void kiln_ndrange_trace(const struct kiln_ndrange_launch *launch, size_t batches, unsigned threads,
-                        const struct kiln_worker_limit *limit) {
-  uint64_t largest, smallest;
-  kiln_batch_plan_sizes(&launch->plan, &largest, &smallest);
-  /* One size, or the first batch's and the last round's: "batch_size=8..1". */
-  char sizes[48];
-  if (largest == smallest) snprintf(sizes, sizeof sizes, "%llu", (unsigned long long)largest);
-  else snprintf(sizes, sizeof sizes, "%llu..%llu", (unsigned long long)largest, (unsigned long long)smallest);
-  kiln_trace(KILN_TRACE_SCHED, "ndrange kernel=%s groups=%llu batch_size=%s batches=%zu workers=%u cu_limit=%u",
-             launch->profile->name, (unsigned long long)launch->plan.groups, sizes, batches, threads,
-             limit ? limit->max : 0u);
-}
-
-bool kiln_ndrange_command_welcomes_helpers(struct kiln_command *command) {
-  if (!kiln_worker_pool_helpers_fit(kiln_command_stack(command))) return false;
-  const struct kiln_ndrange_launch *launch = kiln_ndrange_command_launch(command);
-  return !launch || kiln_ndrange_welcomes_helpers(launch);
+  return kiln_command_sink_take_ndrange(sink, command, &call);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel,
@@ -265,16 +236,11 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
                                                        const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
-  if (kiln_queue_has_extension_properties(&command_queue->config)) {
-    KILN_EXTENSIONS_WITH(e, ndrange) {
-      cl_int result = (*e)->ndrange(command_queue, kernel, work_dim, global_work_offset, global_work_size,
-                                    local_work_size, num_events_in_wait_list, event_wait_list, event);
-      if (result != KILN_QUEUE_PROPERTY_NOT_MINE) return result;
-    }
-  }
-  struct kiln_command_sink sink =
-      kiln_command_sink_of_queue(command_queue, num_events_in_wait_list, event_wait_list, event);
-  return kiln_ndrange_enqueue(&sink, kernel, work_dim, global_work_offset, global_work_size, local_work_size);
+  /* Submitted, or recorded by the recording the queue carries. */
+  struct kiln_command_sink sink = kiln_queue_sink_open(command_queue, num_events_in_wait_list, event_wait_list, event);
+  cl_int err = kiln_ndrange_enqueue(&sink, kernel, work_dim, global_work_offset, global_work_size, local_work_size);
+  kiln_queue_sink_close(&sink);
+  return err;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel,

@@ -5,11 +5,14 @@
 #include "runtime/event.h"
 #include "runtime/info.h"
 
+#include "device/cpu/worker_pool.h"
+
 #include <stdlib.h>
 
 static void queue_destroy(struct kiln_object *object) {
   cl_command_queue queue = (cl_command_queue)object;
   pthread_mutex_destroy(&queue->lock);
+  pthread_mutex_destroy(&queue->recorder_lock);
   free(queue->properties_array);
   kiln_object_release(&queue->context->obj);
   kiln_object_free(&queue->obj);
@@ -56,6 +59,7 @@ static cl_command_queue queue_create(cl_context context, cl_device_id device, co
   queue->properties_array = array;
   queue->properties_array_count = properties_count;
   pthread_mutex_init(&queue->lock, NULL);
+  pthread_mutex_init(&queue->recorder_lock, NULL);
   kiln_object_init(&queue->obj, KILN_OBJECT_QUEUE, queue_destroy);
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
   return queue;
@@ -91,6 +95,34 @@ CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context contex
     return NULL;
   }
   return queue_create(context, device, &cfg, NULL, 0, errcode_ret);
+}
+
+struct kiln_command_sink kiln_queue_sink_open(cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
+                                              cl_event *event) {
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  if (queue->config.recordable) {
+    pthread_mutex_lock(&queue->recorder_lock);
+    sink.recorder = queue->recorder;
+  }
+  return sink;
+}
+
+void kiln_queue_sink_close(const struct kiln_command_sink *sink) {
+  if (sink->queue->config.recordable) pthread_mutex_unlock(&sink->queue->recorder_lock);
+}
+
+bool kiln_queue_attach_recorder(cl_command_queue queue, const struct kiln_command_recorder *recorder) {
+  pthread_mutex_lock(&queue->recorder_lock);
+  bool free_slot = queue->config.recordable && !queue->recorder;
+  if (free_slot) queue->recorder = recorder;
+  pthread_mutex_unlock(&queue->recorder_lock);
+  return free_slot;
+}
+
+void kiln_queue_detach_recorder(cl_command_queue queue, const struct kiln_command_recorder *recorder) {
+  pthread_mutex_lock(&queue->recorder_lock);
+  if (queue->recorder == recorder) queue->recorder = NULL;
+  pthread_mutex_unlock(&queue->recorder_lock);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue) {

@@ -5,7 +5,7 @@
 #ifndef KILN_RUNTIME_QUEUE_H
 #define KILN_RUNTIME_QUEUE_H
 
-#include "device/cpu/worker_pool.h"
+#include "device/cpu/worker_limit.h"
 #include "runtime/command.h"
 
 #include <pthread.h>
@@ -39,6 +39,7 @@ struct kiln_queue_config {
   struct kiln_queue_scheduling scheduling;
   struct kiln_queue_placement placement;
   cl_command_queue_properties ext_property_bits; /* CL_QUEUE_PROPERTIES bits an extension accepted */
+  bool recordable;         /* an extension may attach a recorder (kiln_queue_attach_recorder) */
   unsigned ext_count;
   cl_queue_properties ext_names[KILN_QUEUE_EXT_PROPERTIES_MAX];
   cl_queue_properties ext_values[KILN_QUEUE_EXT_PROPERTIES_MAX];
@@ -93,6 +94,12 @@ struct _cl_command_queue {
   cl_queue_properties *properties_array; /* as given incl. terminator; NULL when none */
   size_t properties_array_count;
 
+  /* Recordable queues: while `recorder` is set, their sink records instead of submitting.
+   * The lock is held from kiln_queue_sink_open to kiln_queue_sink_close, so a recorder is
+   * detached only once no enqueue is using it. */
+  pthread_mutex_t recorder_lock;
+  const struct kiln_command_recorder *recorder;
+
   pthread_mutex_t lock;               /* guards the list below and last_barrier */
   struct _cl_event *head, *tail;      /* incomplete commands in enqueue order */
   struct _cl_event *last_barrier;     /* incomplete barrier later commands wait for */
@@ -106,6 +113,16 @@ static inline struct kiln_worker_limit *kiln_queue_worker_limit(cl_command_queue
 static inline bool kiln_queue_is_out_of_order(cl_command_queue queue) {
   return (queue->config.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
 }
+
+/* The sink of an enqueue on `queue`: submission, or the recorder attached to it. Every
+ * open is followed by kiln_queue_sink_close once the command was taken (or refused). */
+struct kiln_command_sink kiln_queue_sink_open(cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
+                                              cl_event *event);
+void kiln_queue_sink_close(const struct kiln_command_sink *sink);
+/* Attaches `recorder` to a recordable queue: false when another one is attached. */
+bool kiln_queue_attach_recorder(cl_command_queue queue, const struct kiln_command_recorder *recorder);
+/* Detaches `recorder` if it is attached, once no enqueue is using it. */
+void kiln_queue_detach_recorder(cl_command_queue queue, const struct kiln_command_recorder *recorder);
 
 /* Links a new command into `queue`: records its implicit dependencies (in-order
  * predecessor, last barrier; all incomplete commands when `wait_for_all`), and when

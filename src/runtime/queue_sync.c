@@ -2,6 +2,8 @@
 #include "runtime/event.h"
 #include "runtime/queue.h"
 
+#include "device/cpu/worker_pool.h"
+
 cl_int kiln_queue_enqueue_sync(cl_command_queue queue, cl_command_type type, cl_uint num_events,
                                const cl_event *wait_list, cl_event *event, cl_bool blocking) {
   cl_int err;

@@ -79,7 +79,7 @@ static const struct {
     {CL_COMMAND_RELEASE_GL_OBJECTS, "clEnqueueReleaseGLObjects"},
     {CL_COMMAND_COMMAND_BUFFER_KHR, "clEnqueueCommandBufferKHR"},
     {KILN_ENQUEUE_WAIT_FOR_EVENTS, "clEnqueueWaitForEvents"},
-    {KILN_ENQUEUE_RECORDING, "clEnqueueRecordingQCOM"},
+    {CL_COMMAND_NDRANGE_KERNEL, "clEnqueueRecordingQCOM (checked as the NDRange command it submits)"},
 };
 #define OUTSIDE_SIZE (sizeof outside / sizeof outside[0])
 

@@ -12,6 +12,8 @@
 #ifndef KILN_DEVICE_CPU_WORKER_POOL_H
 #define KILN_DEVICE_CPU_WORKER_POOL_H
 
+#include "device/cpu/worker_limit.h"
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,14 +26,6 @@ typedef void (*kiln_job_run_fn)(struct kiln_job *job, size_t batch, unsigned wor
 /* Called once, after every batch has run and no thread touches the job any more;
  * the job's memory may be reused or freed from here. */
 typedef void (*kiln_job_done_fn)(struct kiln_job *job);
-
-/* A compute-unit limit shared by jobs (a queue's CL_QUEUE_COMPUTE_UNIT_LIMIT_ARM): a thread
- * takes one of `max` places before it runs batches of such a job and gives it back when
- * it leaves the job. */
-struct kiln_worker_limit {
-  atomic_uint active;
-  unsigned max;                /* >= 1 */
-};
 
 struct kiln_job {
   kiln_job_run_fn run;

@@ -30,7 +30,9 @@ static cl_int check_sync_points(const struct recorder *r) {
   return CL_SUCCESS;
 }
 
-static cl_int recorder_check(const struct kiln_command_recorder *base) {
+static cl_int recorder_check(const struct kiln_command_recorder *base, const struct kiln_command_sink *sink,
+                             cl_command_type type) {
+  (void)sink, (void)type; /* the sink has no wait list or event: the sync points stand for them */
   return check_sync_points((const struct recorder *)base);
 }
 
@@ -56,7 +58,9 @@ static cl_int append(const struct recorder *r, struct kiln_command *command) {
   return CL_SUCCESS;
 }
 
-static cl_int recorder_record(const struct kiln_command_recorder *base, struct kiln_command *command) {
+static cl_int recorder_record(const struct kiln_command_recorder *base, struct kiln_command *command,
+                              const struct kiln_ndrange_call *call) {
+  (void)call;
   return append((const struct recorder *)base, command);
 }
 
@@ -72,7 +76,7 @@ static cl_int record_begin(cl_command_buffer_khr command_buffer, cl_command_queu
   if (command_queue != NULL) return CL_INVALID_COMMAND_QUEUE;
   if (properties && properties[0] != 0) return CL_INVALID_VALUE; /* the extension defines none */
   if (mutable_handle) return CL_INVALID_VALUE;
-  r->base.check_dependencies = recorder_check;
+  r->base.check = recorder_check;
   r->base.record = recorder_record;
   r->command_buffer = command_buffer;
   r->num_sync_points = num_sync_points;

@@ -2,10 +2,11 @@
  * its enqueue rules and the device query (recordable_queue.c), recording objects
  * (recording.c) and replay with updates (recording_replay.c).
  *
- * While a recording is active on a recordable queue, clEnqueueNDRangeKernel on that queue
- * (taken through the core's NDRange hook) records a dispatch: a clone of the kernel (so
- * updates never touch the application's kernel), the geometry, and the NDRange command the
- * core's own enqueue path builds from them (through a recorder sink, never submitted).
+ * An active recording is the recorder attached to its recordable queue (queue.h): the
+ * core's clEnqueueNDRangeKernel validates the launch and builds its command as for any
+ * queue, and the queue's sink hands it to the recording, which keeps it with a dispatch:
+ * a clone of the kernel (so updates never touch the application's kernel) and the
+ * geometry asked for.
  * Ending the recording freezes the list into a version: the replay steps of its commands.
  * An execution runs a version inside one queue command, like a command buffer. An update
  * rebuilds only the dispatches it names (new clone, new command) into a new version that
@@ -44,6 +45,7 @@ struct kiln_recording_version {
 
 struct _cl_recording_qcom {
   struct kiln_object obj;
+  struct kiln_command_recorder recorder; /* attached to `queue` while active */
   cl_context context;         /* internal reference */
   cl_command_queue queue;     /* the recordable queue while recording (an API reference); then NULL */
   pthread_mutex_t lock;       /* dispatches and version */
@@ -52,21 +54,21 @@ struct _cl_recording_qcom {
   struct kiln_command **commands; /* while recording; the version owns them afterwards */
   size_t count, capacity;
   struct kiln_recording_version *version; /* set by clEndRecordingQCOM */
-  struct _cl_recording_qcom *active_next; /* the list of active recordings (recording.c) */
 };
 
 static inline bool kiln_recording_is_valid(cl_recording_qcom recording) {
   return kiln_object_is_valid(recording, KILN_OBJECT_RECORDING);
 }
 
-/* The queue's active recording, locked (NULL when none); kiln_recording_unlock releases it. */
-cl_recording_qcom kiln_recording_active_locked(cl_command_queue queue);
-void kiln_recording_unlock(cl_recording_qcom recording);
+/* The recorder's check: what a recordable queue allows of an NDRange enqueue's wait list
+ * and event (recordable_queue.c). */
+cl_int kiln_recordable_check_call(cl_command_type type, cl_uint num_events, const cl_event *wait_list,
+                                  bool returns_event);
 
-/* Appends a dispatch to a locked, active recording (recording.c). */
-cl_int kiln_recording_append(cl_recording_qcom recording, cl_kernel kernel, cl_uint work_dim,
-                             const size_t *global_work_offset, const size_t *global_work_size,
-                             const size_t *local_work_size);
+/* Keeps the NDRange `command` built for `call` as a dispatch of a locked recording
+ * (recording.c): CL_INVALID_OPERATION when it has ended, is full, or the kernel calls printf. */
+cl_int kiln_recording_append(cl_recording_qcom recording, const struct kiln_ndrange_call *call,
+                             struct kiln_command *command);
 
 /* Builds the NDRange command of `dispatch` on `queue`'s context (recording.c). */
 cl_int kiln_recording_build_command(cl_command_queue queue, const struct kiln_recorded_dispatch *dispatch,

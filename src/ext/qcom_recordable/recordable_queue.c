@@ -1,11 +1,11 @@
 /* recordable_queue.c: the extension's descriptor (runtime/extension.h):
  * CL_QUEUE_RECORDABLE_QCOM (queue property parser), what may be enqueued to a recordable
- * queue (the enqueue hooks), the device query and the entry points. */
+ * queue (the enqueue check, and the recorder's check of recording.c), the device query
+ * and the entry points. */
 #include "ext/qcom_recordable/qcom_recordable.h"
 
 #include "runtime/extension.h"
 #include "runtime/info.h"
-#include "runtime/kernel.h"
 #include "runtime/queue.h"
 
 /* CL_QUEUE_RECORDABLE_QCOM "may not be combined with CL_QUEUE_PROFILING_ENABLE,
@@ -16,6 +16,7 @@ static cl_int parse_recordable(cl_queue_properties name, cl_queue_properties val
   if (name != CL_QUEUE_PROPERTIES || !(value & CL_QUEUE_RECORDABLE_QCOM)) return KILN_QUEUE_PROPERTY_NOT_MINE;
   if (value & ~(cl_queue_properties)CL_QUEUE_RECORDABLE_QCOM) return CL_INVALID_VALUE; /* other unknown bits */
   if (cfg->properties & (CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) return CL_INVALID_VALUE;
+  cfg->recordable = true; /* its recordings attach to it */
   return CL_SUCCESS;
 }
 
@@ -23,32 +24,26 @@ static bool is_recordable(cl_command_queue queue) {
   return (queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM) != 0;
 }
 
-/* "Only clEnqueueNDRangeKernel may be recorded. All other API enqueues to a recordable
- * queue will return CL_INVALID_OPERATION." NDRange commands reach here only from the
- * recording path below (clEnqueueNDRangeKernel itself is taken by record_ndrange). */
-static cl_int check_enqueue(const struct kiln_enqueue_check *check) {
-  if (!is_recordable(check->queue) || check->type == CL_COMMAND_NDRANGE_KERNEL) return CL_SUCCESS;
-  return CL_INVALID_OPERATION;
+/* The extension: on a recordable queue "the event wait list must be empty and event NULL"
+ * (the enqueue's own check, before its command is recorded). */
+cl_int kiln_recordable_check_call(cl_command_type type, cl_uint num_events, const cl_event *wait_list,
+                                  bool returns_event) {
+  if (type != CL_COMMAND_NDRANGE_KERNEL) return CL_INVALID_OPERATION;
+  if (num_events != 0 || wait_list != NULL) return CL_INVALID_EVENT_WAIT_LIST;
+  if (returns_event) return CL_INVALID_VALUE;
+  return CL_SUCCESS;
 }
 
-/* clEnqueueNDRangeKernel on a recordable queue records into its active recording. */
-static cl_int record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
-                             const size_t *global_work_offset, const size_t *global_work_size,
-                             const size_t *local_work_size, cl_uint num_events, const cl_event *wait_list,
-                             cl_event *event) {
-  if (!is_recordable(queue)) return KILN_QUEUE_PROPERTY_NOT_MINE;
-  /* The extension: on a recordable queue the wait list must be empty and event NULL. */
-  if (num_events != 0 || wait_list != NULL) return CL_INVALID_EVENT_WAIT_LIST;
-  if (event != NULL) return CL_INVALID_VALUE;
-  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
-  /* "Kernel Enqueue Kernel and printf features are not supported with this extension." */
-  if (kernel->desc->uses_printf) return CL_INVALID_OPERATION;
-  cl_recording_qcom recording = kiln_recording_active_locked(queue);
-  if (!recording) return CL_INVALID_OPERATION; /* no active recording */
-  cl_int err = kiln_recording_append(recording, kernel, work_dim, global_work_offset, global_work_size,
-                                     local_work_size);
-  kiln_recording_unlock(recording);
-  return err;
+/* "Only clEnqueueNDRangeKernel may be recorded. All other API enqueues to a recordable
+ * queue will return CL_INVALID_OPERATION." An NDRange passes here when the active
+ * recording records it (`recording`); submitted to a recordable queue, there is no active
+ * recording. */
+static cl_int check_enqueue(const struct kiln_enqueue_check *check) {
+  if (!is_recordable(check->queue)) return CL_SUCCESS;
+  if (check->type != CL_COMMAND_NDRANGE_KERNEL) return CL_INVALID_OPERATION;
+  if (check->recording) return CL_SUCCESS;
+  cl_int err = kiln_recordable_check_call(check->type, check->num_events, check->wait_list, check->returns_event);
+  return err != CL_SUCCESS ? err : CL_INVALID_OPERATION;
 }
 
 static cl_int device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
@@ -73,5 +68,4 @@ const struct kiln_extension kiln_ext_qcom_recordable_queues = {
     .device_info = device_info,
     .parse_queue_property = parse_recordable,
     .check_enqueue = check_enqueue,
-    .ndrange = record_ndrange,
 };

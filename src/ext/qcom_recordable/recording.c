@@ -1,5 +1,6 @@
 /* recording.c: recording objects — clNewRecordingQCOM, clEndRecordingQCOM, retain and
- * release — the list of active recordings, dispatch recording and versions. */
+ * release — their recorder (what the recordable queue's sink hands NDRange commands to
+ * while the recording is active) and versions. */
 #include "ext/qcom_recordable/qcom_recordable.h"
 
 #include "runtime/context.h"
@@ -8,22 +9,8 @@
 #include "runtime/queue.h"
 
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
-
-/* Active recordings, one per recordable queue at most. Lock order: this, then a recording's. */
-static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
-static cl_recording_qcom active_head;
-
-cl_recording_qcom kiln_recording_active_locked(cl_command_queue queue) {
-  pthread_mutex_lock(&active_lock);
-  cl_recording_qcom recording = active_head;
-  while (recording && recording->queue != queue) recording = recording->active_next;
-  if (recording) pthread_mutex_lock(&recording->lock);
-  pthread_mutex_unlock(&active_lock);
-  return recording;
-}
-
-void kiln_recording_unlock(cl_recording_qcom recording) { pthread_mutex_unlock(&recording->lock); }
 
 struct kiln_recording_version *kiln_recording_version_new(struct kiln_command **commands, size_t count) {
   struct kiln_recording_version *version = calloc(1, sizeof *version);
@@ -67,6 +54,22 @@ static cl_recording_qcom new_failed(cl_int *errcode_ret, cl_int err) {
   return NULL;
 }
 
+static cl_int recorder_check(const struct kiln_command_recorder *recorder, const struct kiln_command_sink *sink,
+                             cl_command_type type) {
+  (void)recorder;
+  return kiln_recordable_check_call(type, sink->num_events, sink->wait_list, sink->event != NULL);
+}
+
+static cl_int recorder_record(const struct kiln_command_recorder *recorder, struct kiln_command *command,
+                              const struct kiln_ndrange_call *call) {
+  cl_recording_qcom recording = (cl_recording_qcom)((char *)recorder - offsetof(struct _cl_recording_qcom, recorder));
+  pthread_mutex_lock(&recording->lock);
+  cl_int err = kiln_recording_append(recording, call, command);
+  pthread_mutex_unlock(&recording->lock);
+  if (err != CL_SUCCESS) kiln_command_discard(command);
+  return err;
+}
+
 CL_API_ENTRY cl_recording_qcom CL_API_CALL clNewRecordingQCOM(cl_command_queue command_queue, cl_int *errcode_ret) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return new_failed(errcode_ret, CL_INVALID_COMMAND_QUEUE);
@@ -76,13 +79,9 @@ CL_API_ENTRY cl_recording_qcom CL_API_CALL clNewRecordingQCOM(cl_command_queue c
   if (!recording) return new_failed(errcode_ret, CL_OUT_OF_HOST_MEMORY);
   recording->context = command_queue->context;
   recording->queue = command_queue;
+  recording->recorder = (struct kiln_command_recorder){recorder_check, recorder_record};
   pthread_mutex_init(&recording->lock, NULL);
-
-  pthread_mutex_lock(&active_lock);
-  cl_recording_qcom other = active_head;
-  while (other && other->queue != command_queue) other = other->active_next;
-  if (other) {
-    pthread_mutex_unlock(&active_lock);
+  if (!kiln_queue_attach_recorder(command_queue, &recording->recorder)) { /* one active recording per queue */
     pthread_mutex_destroy(&recording->lock);
     kiln_object_free(&recording->obj);
     return new_failed(errcode_ret, CL_INVALID_OPERATION);
@@ -92,9 +91,6 @@ CL_API_ENTRY cl_recording_qcom CL_API_CALL clNewRecordingQCOM(cl_command_queue c
    * CL_QUEUE_REFERENCE_COUNT, dropped by clEndRecordingQCOM. */
   kiln_object_api_retain(command_queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
   kiln_object_init(&recording->obj, KILN_OBJECT_RECORDING, recording_destroy);
-  recording->active_next = active_head;
-  active_head = recording;
-  pthread_mutex_unlock(&active_lock);
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
   return recording;
 }
@@ -105,12 +101,15 @@ struct command_taker {
   struct kiln_command **command;
 };
 
-static cl_int taker_check(const struct kiln_command_recorder *recorder) {
-  (void)recorder;
-  return CL_SUCCESS; /* recordable queues take no wait lists: refused before building */
+static cl_int taker_check(const struct kiln_command_recorder *recorder, const struct kiln_command_sink *sink,
+                          cl_command_type type) {
+  (void)recorder, (void)sink, (void)type;
+  return CL_SUCCESS; /* an update: the dispatch was checked when it was recorded */
 }
 
-static cl_int taker_record(const struct kiln_command_recorder *recorder, struct kiln_command *command) {
+static cl_int taker_record(const struct kiln_command_recorder *recorder, struct kiln_command *command,
+                           const struct kiln_ndrange_call *call) {
+  (void)call;
   *((const struct command_taker *)recorder)->command = command;
   return CL_SUCCESS;
 }
@@ -125,9 +124,11 @@ cl_int kiln_recording_build_command(cl_command_queue queue, const struct kiln_re
                               dispatch->local_given ? dispatch->local : NULL);
 }
 
-cl_int kiln_recording_append(cl_recording_qcom recording, cl_kernel kernel, cl_uint work_dim,
-                             const size_t *global_work_offset, const size_t *global_work_size,
-                             const size_t *local_work_size) {
+cl_int kiln_recording_append(cl_recording_qcom recording, const struct kiln_ndrange_call *call,
+                             struct kiln_command *command) {
+  if (recording->ended) return CL_INVALID_OPERATION; /* ended while the enqueue was validated */
+  /* "Kernel Enqueue Kernel and printf features are not supported with this extension." */
+  if (call->kernel->desc->uses_printf) return CL_INVALID_OPERATION;
   if (recording->count == KILN_RECORDING_MAX_DISPATCHES) return CL_INVALID_OPERATION; /* the recording is full */
   if (recording->count == recording->capacity) {
     size_t capacity = recording->capacity ? 2 * recording->capacity : 16;
@@ -140,21 +141,14 @@ cl_int kiln_recording_append(cl_recording_qcom recording, cl_kernel kernel, cl_u
     recording->capacity = capacity;
   }
   cl_int err;
-  struct kiln_recorded_dispatch dispatch = {.work_dim = work_dim, .local_given = local_work_size != NULL};
-  dispatch.kernel = clCloneKernel(kernel, &err);
+  struct kiln_recorded_dispatch dispatch = {.work_dim = call->work_dim, .local_given = call->local_work_size != NULL};
+  /* The clone has the arguments the command was built with: updates start from them. */
+  dispatch.kernel = clCloneKernel(call->kernel, &err);
   if (!dispatch.kernel) return err;
-  for (cl_uint d = 0; d < work_dim && d < 3; d++) {
-    dispatch.offset[d] = global_work_offset ? global_work_offset[d] : 0;
-    dispatch.global[d] = global_work_size ? global_work_size[d] : 0;
-    dispatch.local[d] = local_work_size ? local_work_size[d] : 0;
-  }
-  /* The core validates the launch exactly as an enqueue and builds its command. */
-  struct kiln_command *command;
-  err = work_dim < 1 || work_dim > 3 ? CL_INVALID_WORK_DIMENSION
-                                      : kiln_recording_build_command(recording->queue, &dispatch, &command);
-  if (err != CL_SUCCESS) {
-    clReleaseKernel(dispatch.kernel);
-    return err;
+  for (cl_uint d = 0; d < call->work_dim; d++) {
+    dispatch.offset[d] = call->global_work_offset ? call->global_work_offset[d] : 0;
+    dispatch.global[d] = call->global_work_size ? call->global_work_size[d] : 0;
+    dispatch.local[d] = call->local_work_size ? call->local_work_size[d] : 0;
   }
   recording->dispatches[recording->count] = dispatch;
   recording->commands[recording->count++] = command;
@@ -164,31 +158,26 @@ cl_int kiln_recording_append(cl_recording_qcom recording, cl_kernel kernel, cl_u
 CL_API_ENTRY cl_int CL_API_CALL clEndRecordingQCOM(cl_recording_qcom recording) {
   KILN_API_CALL;
   if (!kiln_recording_is_valid(recording)) return CL_INVALID_VALUE;
-  pthread_mutex_lock(&active_lock);
   pthread_mutex_lock(&recording->lock);
   if (recording->ended) {
     pthread_mutex_unlock(&recording->lock);
-    pthread_mutex_unlock(&active_lock);
     return CL_INVALID_OPERATION;
   }
   struct kiln_recording_version *version = kiln_recording_version_new(recording->commands, recording->count);
   if (!version) {
     pthread_mutex_unlock(&recording->lock);
-    pthread_mutex_unlock(&active_lock);
     return CL_OUT_OF_HOST_MEMORY;
   }
   recording->commands = NULL;
   recording->version = version;
   recording->ended = true;
-  cl_recording_qcom *link = &active_head;
-  while (*link != recording) link = &(*link)->active_next;
-  *link = recording->active_next;
   cl_command_queue queue = recording->queue;
   recording->queue = NULL;
   pthread_mutex_unlock(&recording->lock);
-  pthread_mutex_unlock(&active_lock);
-  /* Outside the locks: the last reference may destroy the queue. The recording's commands
-   * keep internal references to it. */
+  /* An enqueue that got the recorder meanwhile finds the recording ended; once detached,
+   * none uses it any more. */
+  kiln_queue_detach_recorder(queue, &recording->recorder);
+  /* The last reference may destroy the queue. The recording's commands hold nothing of it. */
   kiln_object_api_release(queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
   return CL_SUCCESS;
 }

@@ -168,7 +168,7 @@ static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom record
   if (kiln_queue_is_out_of_order(queue)) return CL_INVALID_QUEUE_PROPERTIES; /* must be in order */
   if (queue->context != recording->context) return CL_INVALID_CONTEXT;
   if (!lists_ok(u)) return CL_INVALID_VALUE;
-  cl_int err = kiln_command_check_enqueue(queue, KILN_ENQUEUE_RECORDING, num_events, wait_list, event);
+  cl_int err = kiln_command_check_enqueue(queue, CL_COMMAND_NDRANGE_KERNEL, num_events, wait_list, event);
   if (err != CL_SUCCESS) return err;
 
   pthread_mutex_lock(&recording->lock);

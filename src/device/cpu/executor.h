@@ -1,0 +1,49 @@
+/* executor.h: the CPU device's execution interface, what the runtime's scheduler and
+ * replays hand work to. An execution is one task (a call of `task`) or one NDRange launch
+ * (its batches: ndrange_executor.h); the runtime says where it runs (a worker-pool lane
+ * under a compute-unit limit, or a copy engine) and is told once when it has ended. The
+ * executor owns the worker-pool job, the first failure of a launch's batches, which
+ * waiting threads may help, and the KILN_TRACE=sched line of every launch it runs. */
+#ifndef KILN_DEVICE_CPU_EXECUTOR_H
+#define KILN_DEVICE_CPU_EXECUTOR_H
+
+#include "device/cpu/ndrange_executor.h"
+#include "device/cpu/worker_pool.h"
+
+struct kiln_execution;
+/* A task's work: 0 or a negative CL error. `worker_id` is the thread's pool id
+ * (worker_pool.h), or KILN_COPY_ENGINE_WORKER_ID on a copy engine. */
+typedef int (*kiln_execution_task_fn)(struct kiln_execution *execution, unsigned worker_id);
+/* Called once, when the task or every batch has run and no device thread touches the
+ * execution any more (its memory may go from here): 0 or the first negative status. */
+typedef void (*kiln_execution_done_fn)(struct kiln_execution *execution, int status);
+
+struct kiln_execution {
+  kiln_execution_task_fn task;              /* a task; NULL for a launch */
+  const struct kiln_ndrange_launch *launch; /* a launch, of `batch_count` batches (its plan's) */
+  size_t batch_count;
+  kiln_execution_done_fn done;
+  uint64_t stack_bytes;                     /* what its kernels' code needs (helping threads) */
+  struct kiln_worker_limit *limit;          /* compute-unit limit, or NULL */
+  unsigned lane;                            /* worker-pool submission lane */
+  /* Executor-private. */
+  struct kiln_job job;
+  atomic_int status;
+};
+
+/* Queues the execution on the worker pool (defer_wake: see kiln_worker_pool_submit). */
+void kiln_execution_submit(struct kiln_execution *execution, bool defer_wake);
+/* Queues a task on copy engine `engine` (copy_engine.h). */
+void kiln_execution_submit_copy(struct kiln_execution *execution, unsigned engine);
+
+/* Runs `launch` (`batch_count` batches) to its end from a thread that runs a task as
+ * `worker_id` on the pool (a replay of recorded commands, one launch after another): a
+ * one-batch launch in place, a larger one shared with the workers on `lane` under `limit`
+ * (the calling thread holds one of its places already) with the caller running batches
+ * too. A kernel that calls printf gets a printf buffer of its own for this run, so that
+ * concurrent replays never share one. Writes the launch's trace line. Returns 0 or
+ * CL_OUT_OF_RESOURCES. */
+int kiln_execution_run_launch(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
+                              struct kiln_worker_limit *limit, unsigned lane);
+
+#endif

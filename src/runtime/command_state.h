@@ -1,0 +1,41 @@
+/* command_state.h: the fields of a command, for the files that build, run, replay and
+ * free commands (command.c, event.c, scheduler.c, replay.c). Enqueue code sees command.h
+ * only. A command is what to run — a task on any thread (`run`), a task that needs a
+ * worker-pool thread (`run_on_worker`: replays), an NDRange launch (`launch`), or nothing
+ * (markers, barriers, empty launches) — with its payload and the objects it holds. A
+ * submitted command lives in one allocation with its event (submission.h); a recorded
+ * command (command buffers, recordings) is a bare command that its recorder replays and
+ * that versions of a recording may share by reference count. */
+#ifndef KILN_RUNTIME_COMMAND_STATE_H
+#define KILN_RUNTIME_COMMAND_STATE_H
+
+#include "runtime/command.h"
+
+#include <stdalign.h>
+
+struct kiln_command {
+  cl_command_type type;
+  struct _cl_event *event;            /* submitted: the event it completes; recorded: NULL */
+  atomic_uint refs;                   /* recorded: its owners; a submitted one follows its event */
+  kiln_command_run_fn run;
+  kiln_command_worker_fn run_on_worker;
+  const struct kiln_ndrange_launch *launch; /* in the payload; run in `batch_count` batches */
+  size_t batch_count;
+  uint64_t stack_bytes;               /* what its kernels' code needs (kiln_command_set_stack) */
+  kiln_command_complete_fn on_complete;
+  unsigned hold_count;
+  struct kiln_object *holds[KILN_COMMAND_MAX_HOLDS];
+  struct kiln_object **extra_holds;   /* holds beyond the inline ones */
+  unsigned extra_hold_count, extra_hold_capacity;
+  void *side_block;                   /* kiln_command_side_alloc */
+  alignas(16) unsigned char payload[KILN_COMMAND_PAYLOAD_BYTES];
+};
+
+/* Sets up a zeroed command. */
+void kiln_command_init(struct kiln_command *command, cl_command_type type, kiln_command_run_fn run);
+/* The command's end, however it ended: its completion callback, then its holds go. */
+void kiln_command_finish(struct kiln_command *command, cl_int status);
+/* Frees what the command allocated besides itself (and holds a failed submission kept). */
+void kiln_command_free_parts(struct kiln_command *command);
+
+#endif
