@@ -36,8 +36,7 @@ cl_int kiln_command_check_enqueue(cl_command_queue queue, cl_command_type type, 
   return run_enqueue_checks(&check);
 }
 
-void kiln_command_init(struct kiln_command *command, cl_command_type type, kiln_command_run_fn run) {
-  command->type = type;
+static void command_init(struct kiln_command *command, kiln_command_run_fn run) {
   command->run = run;
   atomic_init(&command->refs, 1);
 }
@@ -49,25 +48,25 @@ struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type
   if (errcode) *errcode = err;
   if (!event) return NULL;
   struct kiln_command *command = &kiln_submission_of_event(event)->command;
-  kiln_command_init(command, type, run);
+  command_init(command, run);
   command->event = event;
   event->command = command;
   return command;
 }
 
 /* A recorded command: allocated alone, never submitted, freed with its last owner. */
-static struct kiln_command *bare_command_create(cl_command_type type, kiln_command_run_fn run, cl_int *errcode) {
+static struct kiln_command *bare_command_create(kiln_command_run_fn run, cl_int *errcode) {
   struct kiln_command *command = aligned_alloc(_Alignof(struct kiln_command), sizeof *command);
   if (errcode) *errcode = command ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
   if (!command) return NULL;
   memset(command, 0, sizeof *command);
-  kiln_command_init(command, type, run);
+  command_init(command, run);
   return command;
 }
 
 struct kiln_command *kiln_command_sink_create(const struct kiln_command_sink *sink, cl_command_type type,
                                               kiln_command_run_fn run, cl_int *errcode) {
-  if (sink->recorder) return bare_command_create(type, run, errcode);
+  if (sink->recorder) return bare_command_create(run, errcode); /* a recorded command has no type of its own */
   return kiln_command_create(sink->queue, type, run, errcode);
 }
 

@@ -14,7 +14,6 @@
 #include <stdalign.h>
 
 struct kiln_command {
-  cl_command_type type;
   struct _cl_event *event;            /* submitted: the event it completes; recorded: NULL */
   atomic_uint refs;                   /* recorded: its owners; a submitted one follows its event */
   kiln_command_run_fn run;
@@ -31,8 +30,6 @@ struct kiln_command {
   alignas(16) unsigned char payload[KILN_COMMAND_PAYLOAD_BYTES];
 };
 
-/* Sets up a zeroed command. */
-void kiln_command_init(struct kiln_command *command, cl_command_type type, kiln_command_run_fn run);
 /* The command's end, however it ended: its completion callback, then its holds go. */
 void kiln_command_finish(struct kiln_command *command, cl_int status);
 /* Frees what the command allocated besides itself (and holds a failed submission kept). */
