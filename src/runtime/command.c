@@ -140,8 +140,10 @@ void kiln_command_free_parts(struct kiln_command *command) {
 }
 
 void kiln_command_retain(struct kiln_command *command) {
-  if (command->event) kiln_object_retain(&command->event->obj);
-  else atomic_fetch_add_explicit(&command->refs, 1, memory_order_relaxed);
+  if (command->event)
+    kiln_object_retain(&command->event->obj);
+  else
+    atomic_fetch_add_explicit(&command->refs, 1, memory_order_relaxed);
 }
 
 void kiln_command_discard(struct kiln_command *command) {

@@ -14,19 +14,19 @@
 #include <stdalign.h>
 
 struct kiln_command {
-  struct _cl_event *event;            /* submitted: the event it completes; recorded: NULL */
-  atomic_uint refs;                   /* recorded: its owners; a submitted one follows its event */
+  struct _cl_event *event; /* submitted: the event it completes; recorded: NULL */
+  atomic_uint refs;        /* recorded: its owners; a submitted one follows its event */
   kiln_command_run_fn run;
   kiln_command_worker_fn run_on_worker;
   const struct kiln_ndrange_launch *launch; /* in the payload; run in `batch_count` batches */
   size_t batch_count;
-  uint64_t stack_bytes;               /* what its kernels' code needs (kiln_command_set_stack) */
+  uint64_t stack_bytes; /* what its kernels' code needs (kiln_command_set_stack) */
   kiln_command_complete_fn on_complete;
   unsigned hold_count;
   struct kiln_object *holds[KILN_COMMAND_MAX_HOLDS];
-  struct kiln_object **extra_holds;   /* holds beyond the inline ones */
+  struct kiln_object **extra_holds; /* holds beyond the inline ones */
   unsigned extra_hold_count, extra_hold_capacity;
-  void *side_block;                   /* kiln_command_side_alloc */
+  void *side_block; /* kiln_command_side_alloc */
   alignas(16) unsigned char payload[KILN_COMMAND_PAYLOAD_BYTES];
 };
 

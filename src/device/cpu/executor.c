@@ -27,8 +27,10 @@ static void trace_launch(const struct kiln_ndrange_launch *launch, size_t batche
   kiln_batch_plan_sizes(&launch->plan, &largest, &smallest);
   /* One size, or the first batch's and the last round's: "batch_size=8..1". */
   char sizes[48];
-  if (largest == smallest) snprintf(sizes, sizeof sizes, "%llu", (unsigned long long)largest);
-  else snprintf(sizes, sizeof sizes, "%llu..%llu", (unsigned long long)largest, (unsigned long long)smallest);
+  if (largest == smallest)
+    snprintf(sizes, sizeof sizes, "%llu", (unsigned long long)largest);
+  else
+    snprintf(sizes, sizeof sizes, "%llu..%llu", (unsigned long long)largest, (unsigned long long)smallest);
   kiln_trace(KILN_TRACE_SCHED, "ndrange kernel=%s groups=%llu batch_size=%s batches=%zu workers=%u cu_limit=%u",
              launch->profile->name, (unsigned long long)launch->plan.groups, sizes, batches, threads,
              limit ? limit->max : 0u);
@@ -98,8 +100,12 @@ static void shared_done(struct kiln_execution *execution, int status) {
 static int run_shared(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
                       struct kiln_worker_limit *limit, unsigned lane) {
   struct shared_launch shared = {
-      .execution = {.launch = launch, .batch_count = batch_count, .done = shared_done,
-                    .stack_bytes = launch->profile->stack_bytes, .limit = limit, .lane = lane},
+      .execution = {.launch = launch,
+                    .batch_count = batch_count,
+                    .done = shared_done,
+                    .stack_bytes = launch->profile->stack_bytes,
+                    .limit = limit,
+                    .lane = lane},
   };
   atomic_init(&shared.finished, false);
   prepare(&shared.execution);

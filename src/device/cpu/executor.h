@@ -23,9 +23,9 @@ struct kiln_execution {
   const struct kiln_ndrange_launch *launch; /* a launch, of `batch_count` batches (its plan's) */
   size_t batch_count;
   kiln_execution_done_fn done;
-  uint64_t stack_bytes;                     /* what its kernels' code needs (helping threads) */
-  struct kiln_worker_limit *limit;          /* compute-unit limit, or NULL */
-  unsigned lane;                            /* worker-pool submission lane */
+  uint64_t stack_bytes;            /* what its kernels' code needs (helping threads) */
+  struct kiln_worker_limit *limit; /* compute-unit limit, or NULL */
+  unsigned lane;                   /* worker-pool submission lane */
   /* Executor-private. */
   struct kiln_job job;
   atomic_int status;
