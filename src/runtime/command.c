@@ -50,24 +50,16 @@ struct kiln_command *kiln_command_create(cl_command_queue queue, cl_command_type
   struct kiln_command *command = &kiln_submission_of_event(event)->command;
   command_init(command, run);
   command->event = event;
-  event->command = command;
   return command;
 }
 
-/* A recorded command: allocated alone, never submitted, freed with its last owner. */
-static struct kiln_command *bare_command_create(kiln_command_run_fn run, cl_int *errcode) {
+struct kiln_command *kiln_command_create_recorded(kiln_command_run_fn run, cl_int *errcode) {
   struct kiln_command *command = aligned_alloc(_Alignof(struct kiln_command), sizeof *command);
   if (errcode) *errcode = command ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
   if (!command) return NULL;
   memset(command, 0, sizeof *command);
   command_init(command, run);
   return command;
-}
-
-struct kiln_command *kiln_command_sink_create(const struct kiln_command_sink *sink, cl_command_type type,
-                                              kiln_command_run_fn run, cl_int *errcode) {
-  if (sink->recorder) return bare_command_create(run, errcode); /* a recorded command has no type of its own */
-  return kiln_command_create(sink->queue, type, run, errcode);
 }
 
 void *kiln_command_payload(struct kiln_command *command) { return command->payload; }
@@ -96,13 +88,6 @@ void kiln_command_hold(struct kiln_command *command, struct kiln_object *object)
   command->extra_holds[command->extra_hold_count++] = object;
 }
 
-static void release_holds(struct kiln_command *command) {
-  for (unsigned i = 0; i < command->hold_count; i++) kiln_object_release(command->holds[i]);
-  command->hold_count = 0;
-  for (unsigned i = 0; i < command->extra_hold_count; i++) kiln_object_release(command->extra_holds[i]);
-  command->extra_hold_count = 0;
-}
-
 void *kiln_command_side_alloc(struct kiln_command *command, size_t size, size_t alignment) {
   if (command->side_block) abort(); /* one side block per command */
   size_t rounded = (size + alignment - 1) & ~(alignment - 1);
@@ -126,17 +111,6 @@ void kiln_command_set_stack(struct kiln_command *command, uint64_t bytes) { comm
 
 void kiln_command_set_completion(struct kiln_command *command, kiln_command_complete_fn on_complete) {
   command->on_complete = on_complete;
-}
-
-void kiln_command_finish(struct kiln_command *command, cl_int status) {
-  if (command->on_complete) command->on_complete(command, status);
-  release_holds(command);
-}
-
-void kiln_command_free_parts(struct kiln_command *command) {
-  release_holds(command);
-  free(command->extra_holds);
-  free(command->side_block);
 }
 
 void kiln_command_retain(struct kiln_command *command) {
@@ -191,13 +165,3 @@ cl_int kiln_command_sink_check(const struct kiln_command_sink *sink, cl_command_
   return err != CL_SUCCESS ? err : run_enqueue_checks(&check);
 }
 
-cl_int kiln_command_sink_take(const struct kiln_command_sink *sink, struct kiln_command *command, cl_bool blocking) {
-  if (sink->recorder) return sink->recorder->record(sink->recorder, command, NULL);
-  return kiln_command_submit(command, sink->num_events, sink->wait_list, sink->event, blocking);
-}
-
-cl_int kiln_command_sink_take_ndrange(const struct kiln_command_sink *sink, struct kiln_command *command,
-                                      const struct kiln_ndrange_call *call) {
-  if (sink->recorder) return sink->recorder->record(sink->recorder, command, call);
-  return kiln_command_submit(command, sink->num_events, sink->wait_list, sink->event, CL_FALSE);
-}

@@ -139,14 +139,31 @@ static inline struct kiln_command_sink kiln_command_sink_of_queue(cl_command_que
 /* kiln_command_check_enqueue for a command of `type`, or for a recorder its check and the
  * extensions' enqueue checks. */
 cl_int kiln_command_sink_check(const struct kiln_command_sink *sink, cl_command_type type);
-/* kiln_command_create for a submitting sink; a bare command for a recorder. */
-struct kiln_command *kiln_command_sink_create(const struct kiln_command_sink *sink, cl_command_type type,
-                                              kiln_command_run_fn run, cl_int *errcode);
+/* A bare command for a recorder (never submitted; freed with its last owner). */
+struct kiln_command *kiln_command_create_recorded(kiln_command_run_fn run, cl_int *errcode);
+
+/* Inline below: every enqueue passes through them. */
+/* kiln_command_create for a submitting sink; a bare command for a recorder (a recorded
+ * command has no type of its own). */
+static inline struct kiln_command *kiln_command_sink_create(const struct kiln_command_sink *sink,
+                                                            cl_command_type type, kiln_command_run_fn run,
+                                                            cl_int *errcode) {
+  if (sink->recorder) return kiln_command_create_recorded(run, errcode);
+  return kiln_command_create(sink->queue, type, run, errcode);
+}
 /* kiln_command_submit (with the sink's wait list and event), or the recorder's record. */
-cl_int kiln_command_sink_take(const struct kiln_command_sink *sink, struct kiln_command *command, cl_bool blocking);
+static inline cl_int kiln_command_sink_take(const struct kiln_command_sink *sink, struct kiln_command *command,
+                                            cl_bool blocking) {
+  if (sink->recorder) return sink->recorder->record(sink->recorder, command, NULL);
+  return kiln_command_submit(command, sink->num_events, sink->wait_list, sink->event, blocking);
+}
 /* The same for an NDRange command, with its call for the recorder. */
-cl_int kiln_command_sink_take_ndrange(const struct kiln_command_sink *sink, struct kiln_command *command,
-                                      const struct kiln_ndrange_call *call);
+static inline cl_int kiln_command_sink_take_ndrange(const struct kiln_command_sink *sink,
+                                                    struct kiln_command *command,
+                                                    const struct kiln_ndrange_call *call) {
+  if (sink->recorder) return sink->recorder->record(sink->recorder, command, call);
+  return kiln_command_submit(command, sink->num_events, sink->wait_list, sink->event, CL_FALSE);
+}
 
 /* The queue's context (for validating memory objects against it). */
 cl_context kiln_queue_context(cl_command_queue queue);

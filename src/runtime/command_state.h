@@ -12,17 +12,18 @@
 #include "runtime/command.h"
 
 #include <stdalign.h>
+#include <stdlib.h>
 
 struct kiln_command {
   struct _cl_event *event; /* submitted: the event it completes; recorded: NULL */
   atomic_uint refs;        /* recorded: its owners; a submitted one follows its event */
+  unsigned hold_count;
   kiln_command_run_fn run;
   kiln_command_worker_fn run_on_worker;
   const struct kiln_ndrange_launch *launch; /* in the payload; run in `batch_count` batches */
   size_t batch_count;
   uint64_t stack_bytes; /* what its kernels' code needs (kiln_command_set_stack) */
   kiln_command_complete_fn on_complete;
-  unsigned hold_count;
   struct kiln_object *holds[KILN_COMMAND_MAX_HOLDS];
   struct kiln_object **extra_holds; /* holds beyond the inline ones */
   unsigned extra_hold_count, extra_hold_capacity;
@@ -30,9 +31,25 @@ struct kiln_command {
   alignas(16) unsigned char payload[KILN_COMMAND_PAYLOAD_BYTES];
 };
 
+/* Inline below: every submitted command passes through them. */
+static inline void kiln_command_release_holds(struct kiln_command *command) {
+  for (unsigned i = 0; i < command->hold_count; i++) kiln_object_release(command->holds[i]);
+  command->hold_count = 0;
+  for (unsigned i = 0; i < command->extra_hold_count; i++) kiln_object_release(command->extra_holds[i]);
+  command->extra_hold_count = 0;
+}
+
 /* The command's end, however it ended: its completion callback, then its holds go. */
-void kiln_command_finish(struct kiln_command *command, cl_int status);
-/* Frees what the command allocated besides itself (and holds a failed submission kept). */
-void kiln_command_free_parts(struct kiln_command *command);
+static inline void kiln_command_finish(struct kiln_command *command, cl_int status) {
+  if (command->on_complete) command->on_complete(command, status);
+  kiln_command_release_holds(command);
+}
+
+/* Frees what the command allocated besides itself (and the holds of one that never ran). */
+static inline void kiln_command_free_parts(struct kiln_command *command) {
+  if (command->hold_count) kiln_command_release_holds(command);
+  if (command->extra_holds) free(command->extra_holds);
+  if (command->side_block) free(command->side_block);
+}
 
 #endif

@@ -28,7 +28,8 @@ static void event_destroy(struct kiln_object *object) {
     kiln_scheduler_resolve(link->dependent, false);
     link = next;
   }
-  if (event->command) kiln_command_free_parts(event->command);
+  struct kiln_command *command = kiln_event_command(event);
+  if (command) kiln_command_free_parts(command);
   struct kiln_event_callback *callback = event->callbacks;
   while (callback) {
     struct kiln_event_callback *next = callback->next;
@@ -106,7 +107,8 @@ void kiln_event_set_status(cl_event event, cl_int status) {
 }
 
 void kiln_event_complete(cl_event event, cl_int status, bool drop_reference) {
-  if (event->command) kiln_command_finish(event->command, status);
+  struct kiln_command *command = kiln_event_command(event);
+  if (command) kiln_command_finish(command, status);
   if (event->profiling) {
     cl_ulong now = kiln_time_now_ns();
     if (!event->time_start) event->time_start = now;

@@ -1,7 +1,7 @@
 /* event.h: events — what the API sees of submitted work (status, profiling, callbacks)
  * and what the queue and scheduler order it by (dependency links, the queue's list). An
- * event exists only for submitted work: it points at its command (command_state.h), which
- * lives in the same allocation (submission.h). A user event has no command and no queue. */
+ * event exists only for submitted work: its command (command_state.h) lives in the same
+ * allocation (submission.h). A user event has no command and no queue. */
 #ifndef KILN_RUNTIME_EVENT_H
 #define KILN_RUNTIME_EVENT_H
 
@@ -31,34 +31,32 @@ struct kiln_event_link {
 
 struct _cl_event {
   struct kiln_object obj;
-  cl_command_type type;
-  cl_command_queue queue;             /* internal reference; NULL for user events */
-  cl_context context;                 /* internal reference */
+  cl_command_type type;               /* CL_COMMAND_USER: a user event, without command */
   /* CL_QUEUED > CL_SUBMITTED > CL_RUNNING > CL_COMPLETE (0) > errors; also the futex word
    * waiters sleep on. */
   atomic_int status;
   atomic_uint waiters;
-  bool profiling;
-  cl_ulong time_queued, time_submit, time_start, time_end, time_complete;
-
   /* Unresolved dependencies + 1 while the submission is still linking them. */
   atomic_uint pending;
   atomic_bool dependency_failed;      /* an explicit wait-list dependency ended negative */
+  bool profiling;
+  bool user_status_set;               /* user events: clSetUserEventStatus was called */
+  bool in_queue_list;
+  unsigned inline_links_used;
+  cl_command_queue queue;             /* internal reference; NULL for user events */
+  cl_context context;                 /* internal reference */
+  cl_ulong time_queued, time_submit, time_start, time_end, time_complete;
 
   pthread_mutex_t lock;               /* guards status transitions, dependents, callbacks */
   struct kiln_event_link *dependents;
   struct kiln_event_callback *callbacks, **callbacks_tail;
-  bool user_status_set;               /* user events: clSetUserEventStatus was called */
 
   struct kiln_event_link inline_links[KILN_EVENT_INLINE_LINKS];
-  unsigned inline_links_used;
   struct kiln_event_link *heap_links; /* overflow links, freed with the event */
 
   struct _cl_event *queue_prev, *queue_next; /* the queue's list of incomplete commands */
-  bool in_queue_list;
   struct _cl_event *ready_next;       /* scheduler's per-thread ready list */
-
-  struct kiln_command *command;       /* what it runs; NULL for user events */
+  /* The command it completes follows it in the same allocation (submission.h). */
 };
 
 static inline bool kiln_event_is_valid(cl_event event) {

@@ -237,7 +237,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   /* Submitted, or recorded by the recording the queue carries. */
-  struct kiln_command_sink sink = kiln_queue_sink_open(command_queue, num_events_in_wait_list, event_wait_list, event);
+  struct kiln_command_sink sink;
+  kiln_queue_sink_open(command_queue, num_events_in_wait_list, event_wait_list, event, &sink);
   cl_int err = kiln_ndrange_enqueue(&sink, kernel, work_dim, global_work_offset, global_work_size, local_work_size);
   kiln_queue_sink_close(&sink);
   return err;

@@ -97,19 +97,12 @@ CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context contex
   return queue_create(context, device, &cfg, NULL, 0, errcode_ret);
 }
 
-struct kiln_command_sink kiln_queue_sink_open(cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
-                                              cl_event *event) {
-  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
-  if (queue->config.recordable) {
-    pthread_mutex_lock(&queue->recorder_lock);
-    sink.recorder = queue->recorder;
-  }
-  return sink;
+void kiln_queue_recorder_lock(cl_command_queue queue, struct kiln_command_sink *sink) {
+  pthread_mutex_lock(&queue->recorder_lock);
+  sink->recorder = queue->recorder;
 }
 
-void kiln_queue_sink_close(const struct kiln_command_sink *sink) {
-  if (sink->queue->config.recordable) pthread_mutex_unlock(&sink->queue->recorder_lock);
-}
+void kiln_queue_recorder_unlock(cl_command_queue queue) { pthread_mutex_unlock(&queue->recorder_lock); }
 
 bool kiln_queue_attach_recorder(cl_command_queue queue, const struct kiln_command_recorder *recorder) {
   pthread_mutex_lock(&queue->recorder_lock);

@@ -31,7 +31,8 @@ static void mark_running(cl_event event) {
  * was created with. */
 static void command_execute(cl_event event) {
   mark_running(event);
-  cl_int status = event->command->run ? event->command->run(event->command) : CL_SUCCESS;
+  struct kiln_command *command = kiln_event_command(event);
+  cl_int status = command->run ? command->run(command) : CL_SUCCESS;
   if (event->profiling) event->time_end = kiln_time_now_ns();
   kiln_event_complete(event, status < 0 ? status : CL_COMPLETE, true);
 }
@@ -65,18 +66,17 @@ static void submit_execution(cl_event event, bool to_copy_engine) {
   struct kiln_execution *execution = &submission->execution;
   execution->task = command->launch ? NULL : task_run;
   execution->launch = command->launch;
-  execution->batch_count = command->batch_count;
   execution->done = execution_done;
-  execution->stack_bytes = command->stack_bytes;
-  /* The compute-unit limit governs kernels: launches and the replays that run them. */
-  execution->limit = to_copy_engine || command->run ? NULL : kiln_queue_worker_limit(event->queue);
-  execution->lane = event->queue->config.placement.lane;
   if (to_copy_engine) {
-    kiln_execution_submit_copy(execution, execution->lane);
+    kiln_execution_submit_copy(execution, event->queue->config.placement.lane);
     return;
   }
+  /* The compute-unit limit governs kernels: launches and the replays that run them. */
+  struct kiln_execution_setup setup = {command->batch_count, command->stack_bytes,
+                                       command->run ? NULL : kiln_queue_worker_limit(event->queue),
+                                       event->queue->config.placement.lane};
   if (command->launch) mark_running(event); /* its batches may start on several threads at once */
-  kiln_execution_submit(execution, defer_wake(event));
+  kiln_execution_submit(execution, &setup, defer_wake(event));
 }
 
 static enum kiln_queue_engine engine_of(cl_event event) {
@@ -84,7 +84,7 @@ static enum kiln_queue_engine engine_of(cl_event event) {
 }
 
 static void process(cl_event event, bool inline_run) {
-  struct kiln_command *command = event->command;
+  struct kiln_command *command = kiln_event_command(event);
   if (atomic_load(&event->dependency_failed)) {
     kiln_event_complete(event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, true);
   } else if (command->launch || command->run_on_worker) {

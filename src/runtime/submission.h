@@ -20,4 +20,9 @@ static inline struct kiln_submission *kiln_submission_of_event(cl_event event) {
   return (struct kiln_submission *)event;
 }
 
+/* The command an event completes; NULL for a user event. */
+static inline struct kiln_command *kiln_event_command(cl_event event) {
+  return event->type == CL_COMMAND_USER ? NULL : &kiln_submission_of_event(event)->command;
+}
+
 #endif

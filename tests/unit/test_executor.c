@@ -115,8 +115,8 @@ static void test_launch_runs_every_group_once(void **state) {
   struct fake_launch *f = fake_launch_new(kiln_worker_pool_size());
   assert_true(f->batches > 1);
   struct observed o = {.counts = f->counts};
-  o.execution = (struct kiln_execution){.launch = &f->launch, .batch_count = f->batches, .done = observed_done};
-  kiln_execution_submit(&o.execution, false);
+  o.execution = (struct kiln_execution){.launch = &f->launch, .done = observed_done};
+  kiln_execution_submit(&o.execution, &(struct kiln_execution_setup){.batch_count = f->batches}, false);
   observed_wait(&o);
   assert_int_equal(1, atomic_load(&o.done_calls));
   assert_int_equal(0, atomic_load(&o.status));
@@ -129,8 +129,8 @@ static void test_failing_batch_fails_the_launch(void **state) {
   struct fake_launch *f = fake_launch_new(kiln_worker_pool_size());
   f->counts->failing_group = GROUPS / 2;
   struct observed o = {.counts = f->counts};
-  o.execution = (struct kiln_execution){.launch = &f->launch, .batch_count = f->batches, .done = observed_done};
-  kiln_execution_submit(&o.execution, false);
+  o.execution = (struct kiln_execution){.launch = &f->launch, .done = observed_done};
+  kiln_execution_submit(&o.execution, &(struct kiln_execution_setup){.batch_count = f->batches}, false);
   observed_wait(&o);
   assert_int_equal(CL_OUT_OF_RESOURCES, atomic_load(&o.status));
   fake_launch_check_free(f); /* the other batches still ran */
@@ -153,7 +153,7 @@ static void test_task_runs_once_and_passes_its_status(void **state) {
   expected_copy_id = 0;
   struct observed o = {0};
   o.execution = (struct kiln_execution){.task = task_status, .done = observed_done};
-  kiln_execution_submit(&o.execution, false);
+  kiln_execution_submit(&o.execution, &(struct kiln_execution_setup){0}, false);
   observed_wait(&o);
   assert_int_equal(1, atomic_load(&task_calls));
   assert_int_equal(0, atomic_load(&task_bad_ids));
@@ -190,8 +190,8 @@ static void test_launch_within_a_task_shares_under_the_limit(void **state) {
   replayed->counts->await_company = true; /* a launch run alone fails after 5 s */
   assert_true(replayed->batches > 2);
   struct observed o = {0};
-  o.execution = (struct kiln_execution){.task = replay_task, .done = observed_done, .limit = &limit_of_two};
-  kiln_execution_submit(&o.execution, false);
+  o.execution = (struct kiln_execution){.task = replay_task, .done = observed_done};
+  kiln_execution_submit(&o.execution, &(struct kiln_execution_setup){.limit = &limit_of_two}, false);
   observed_wait(&o);
   assert_int_equal(0, atomic_load(&o.status));
   assert_int_equal(GROUPS, atomic_load(&groups_at_return));

@@ -18,11 +18,10 @@ static void record_failure(struct kiln_execution *execution, int status) {
   atomic_compare_exchange_strong(&execution->status, &expected, status);
 }
 
-/* The KILN_TRACE=sched line of one executed launch: its kernel, work-groups, batch sizes,
+/* The KILN_TRACE=sched line (when enabled) of one executed launch: its kernel, work-groups, batch sizes,
  * batches, how many threads ran batches and the compute-unit limit it ran under. */
 static void trace_launch(const struct kiln_ndrange_launch *launch, size_t batches, unsigned threads,
                          const struct kiln_worker_limit *limit) {
-  if (!kiln_trace_enabled(KILN_TRACE_SCHED)) return;
   uint64_t largest, smallest;
   kiln_batch_plan_sizes(&launch->plan, &largest, &smallest);
   /* One size, or the first batch's and the last round's: "batch_size=8..1". */
@@ -50,37 +49,38 @@ static void launch_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
 /* The trace comes before `done`, so that a thread woken by the completion finds it written. */
 static void execution_done(struct kiln_job *job) {
   struct kiln_execution *execution = execution_of(job);
-  if (execution->launch)
-    trace_launch(execution->launch, job->batch_count, atomic_load(&job->threads), execution->limit);
+  if (execution->launch && kiln_trace_enabled(KILN_TRACE_SCHED))
+    trace_launch(execution->launch, job->batch_count, atomic_load(&job->threads), job->limit);
   execution->done(execution, atomic_load(&execution->status));
 }
 
 /* Threads that help while they wait run an execution whose kernels' stack fits them: a
  * one-batch one however long (it saves a wake-up), a larger launch only when it is
  * estimated short (ndrange_executor.h). */
-static bool welcomes_helpers(const struct kiln_execution *execution) {
-  if (!kiln_worker_pool_helpers_fit(execution->stack_bytes)) return false;
-  if (execution->batch_count <= 1) return true;
-  return !execution->launch || kiln_ndrange_welcomes_helpers(execution->launch);
+static bool welcomes_helpers(const struct kiln_execution *execution, size_t batch_count, uint64_t stack_bytes) {
+  if (!kiln_worker_pool_helpers_fit(stack_bytes)) return false;
+  return batch_count <= 1 || !execution->launch || kiln_ndrange_welcomes_helpers(execution->launch);
 }
 
-static void prepare(struct kiln_execution *execution) {
+static inline void prepare(struct kiln_execution *execution, const struct kiln_execution_setup *setup) {
   bool launch = execution->task == NULL;
-  if (!launch) execution->batch_count = 1;
-  kiln_job_init(&execution->job, launch ? launch_run : task_run, execution_done, execution->batch_count);
-  execution->job.limit = execution->limit;
-  execution->job.lane = execution->lane;
-  execution->job.helpers = welcomes_helpers(execution);
+  size_t batch_count = launch ? setup->batch_count : 1;
+  kiln_job_init(&execution->job, launch ? launch_run : task_run, execution_done, batch_count);
+  execution->job.limit = setup->limit;
+  execution->job.lane = setup->lane;
+  execution->job.helpers = welcomes_helpers(execution, batch_count, setup->stack_bytes);
   atomic_init(&execution->status, 0);
 }
 
-void kiln_execution_submit(struct kiln_execution *execution, bool defer_wake) {
-  prepare(execution);
+void kiln_execution_submit(struct kiln_execution *execution, const struct kiln_execution_setup *setup,
+                           bool defer_wake) {
+  prepare(execution, setup);
   kiln_worker_pool_submit(&execution->job, defer_wake);
 }
 
 void kiln_execution_submit_copy(struct kiln_execution *execution, unsigned engine) {
-  prepare(execution);
+  struct kiln_execution_setup setup = {.lane = engine};
+  prepare(execution, &setup);
   kiln_copy_engine_submit(engine, &execution->job);
 }
 
@@ -99,16 +99,10 @@ static void shared_done(struct kiln_execution *execution, int status) {
 
 static int run_shared(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
                       struct kiln_worker_limit *limit, unsigned lane) {
-  struct shared_launch shared = {
-      .execution = {.launch = launch,
-                    .batch_count = batch_count,
-                    .done = shared_done,
-                    .stack_bytes = launch->profile->stack_bytes,
-                    .limit = limit,
-                    .lane = lane},
-  };
+  struct shared_launch shared = {.execution = {.launch = launch, .done = shared_done}};
   atomic_init(&shared.finished, false);
-  prepare(&shared.execution);
+  struct kiln_execution_setup setup = {batch_count, launch->profile->stack_bytes, limit, lane};
+  prepare(&shared.execution, &setup);
   kiln_worker_pool_run(&shared.execution.job, worker_id);
   /* The batches left were claimed by running threads: they finish within a batch's time. */
   for (unsigned spins = 0; !atomic_load_explicit(&shared.finished, memory_order_acquire); spins++)
@@ -128,6 +122,6 @@ int kiln_execution_run_launch(const struct kiln_ndrange_launch *launch, size_t b
   }
   if (batch_count > 1) return run_shared(launch, batch_count, worker_id, limit, lane);
   bool ran = kiln_ndrange_run_batch(launch, 0, worker_id);
-  trace_launch(launch, 1, 1, limit);
+  if (kiln_trace_enabled(KILN_TRACE_SCHED)) trace_launch(launch, 1, 1, limit);
   return ran ? 0 : CL_OUT_OF_RESOURCES;
 }

@@ -20,19 +20,23 @@ typedef void (*kiln_execution_done_fn)(struct kiln_execution *execution, int sta
 
 struct kiln_execution {
   kiln_execution_task_fn task;              /* a task; NULL for a launch */
-  const struct kiln_ndrange_launch *launch; /* a launch, of `batch_count` batches (its plan's) */
-  size_t batch_count;
+  const struct kiln_ndrange_launch *launch; /* a launch */
   kiln_execution_done_fn done;
-  uint64_t stack_bytes;            /* what its kernels' code needs (helping threads) */
-  struct kiln_worker_limit *limit; /* compute-unit limit, or NULL */
-  unsigned lane;                   /* worker-pool submission lane */
   /* Executor-private. */
   struct kiln_job job;
   atomic_int status;
 };
 
+/* How and where an execution runs (only read by the submitting call). */
+struct kiln_execution_setup {
+  size_t batch_count;              /* a launch's (its plan's); a task has one */
+  uint64_t stack_bytes;            /* what its kernels' code needs (which threads may help) */
+  struct kiln_worker_limit *limit; /* compute-unit limit, or NULL */
+  unsigned lane;                   /* worker-pool submission lane, or copy engine */
+};
+
 /* Queues the execution on the worker pool (defer_wake: see kiln_worker_pool_submit). */
-void kiln_execution_submit(struct kiln_execution *execution, bool defer_wake);
+void kiln_execution_submit(struct kiln_execution *execution, const struct kiln_execution_setup *setup, bool defer_wake);
 /* Queues a task on copy engine `engine` (copy_engine.h). */
 void kiln_execution_submit_copy(struct kiln_execution *execution, unsigned engine);
 

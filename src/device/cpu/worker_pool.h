@@ -35,14 +35,15 @@ struct kiln_job {
   unsigned lane;               /* submission lane, < kiln_worker_pool_lane_count(); 0 by default */
   bool helpers;                /* helping threads may run batches of it (true by default;
                                   never when it needs more stack than KILN_HELPER_STACK_BYTES) */
+  /* Pool-private from here on (kiln_job_init sets them up), except `threads`; packed so
+   * that a job is 72 bytes (it lives in every submitted command). */
+  bool queued;
   /* Threads that ran at least one batch; final when `done` runs (scheduling trace). */
   atomic_uint threads;
-  /* Pool-private from here on (kiln_job_init sets them up). */
-  atomic_size_t next_batch;
   atomic_uint holds;           /* one for the unfinished batches + one per thread holding the job */
+  atomic_size_t next_batch;
   atomic_size_t batches_done;
   struct kiln_job *next;
-  bool queued;
 };
 
 static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln_job_done_fn done,
