@@ -101,8 +101,6 @@ void kiln_command_set_launch(struct kiln_command *command, const struct kiln_ndr
   command->batch_count = batch_count;
 }
 
-const struct kiln_ndrange_launch *kiln_command_launch(const struct kiln_command *command) { return command->launch; }
-
 void kiln_command_set_worker_run(struct kiln_command *command, kiln_command_worker_fn run_on_worker) {
   command->run_on_worker = run_on_worker;
 }

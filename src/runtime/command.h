@@ -68,8 +68,6 @@ void *kiln_command_side_alloc(struct kiln_command *command, size_t size, size_t 
 struct kiln_ndrange_launch;
 void kiln_command_set_launch(struct kiln_command *command, const struct kiln_ndrange_launch *launch,
                              size_t batch_count);
-/* The launch of an NDRange command, or NULL for any other command. */
-const struct kiln_ndrange_launch *kiln_command_launch(const struct kiln_command *command);
 /* A task that runs on a worker-pool thread, as `worker_id` (worker_pool.h), instead of
  * `run`: a replay, whose launches share their batches with the workers. */
 typedef cl_int (*kiln_command_worker_fn)(struct kiln_command *command, unsigned worker_id);
