@@ -38,9 +38,12 @@ static void trace_init(void) {
   if (trace_fd < 0) trace_fd = STDERR_FILENO;
 }
 
-bool kiln_trace_enabled(enum kiln_trace_topic topic) {
+_Atomic unsigned kiln_trace_topics;
+
+unsigned kiln_trace_topics_read(void) {
   pthread_once(&trace_once, trace_init);
-  return (enabled_topics & topic) != 0;
+  atomic_store_explicit(&kiln_trace_topics, enabled_topics | KILN_TRACE_READ, memory_order_release);
+  return enabled_topics | KILN_TRACE_READ;
 }
 
 void kiln_trace(enum kiln_trace_topic topic, const char *format, ...) {

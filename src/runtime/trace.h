@@ -6,13 +6,23 @@
 #ifndef KILN_RUNTIME_TRACE_H
 #define KILN_RUNTIME_TRACE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 enum kiln_trace_topic {
   KILN_TRACE_SCHED = 1u << 0, /* "sched": one line per NDRange executed (docs/arm-scheduling-controls.md) */
 };
 
-bool kiln_trace_enabled(enum kiln_trace_topic topic);
+/* Inline: the executor asks at every launch. The topics once read, with
+ * KILN_TRACE_READ set; 0 before (kiln_trace_topics_read reads them). */
+#define KILN_TRACE_READ (1u << 31)
+extern _Atomic unsigned kiln_trace_topics;
+unsigned kiln_trace_topics_read(void);
+static inline bool kiln_trace_enabled(enum kiln_trace_topic topic) {
+  unsigned topics = atomic_load_explicit(&kiln_trace_topics, memory_order_acquire);
+  if (!(topics & KILN_TRACE_READ)) topics = kiln_trace_topics_read();
+  return (topics & topic) != 0;
+}
 
 /* Writes "kiln-trace <topic> " + the formatted text + "\n" when `topic` is enabled. */
 void kiln_trace(enum kiln_trace_topic topic, const char *format, ...) __attribute__((format(printf, 2, 3)));
