@@ -18,8 +18,9 @@ static void record_failure(struct kiln_execution *execution, int status) {
   atomic_compare_exchange_strong(&execution->status, &expected, status);
 }
 
-/* The KILN_TRACE=sched line (when enabled) of one executed launch: its kernel, work-groups, batch sizes,
- * batches, how many threads ran batches and the compute-unit limit it ran under. */
+/* The KILN_TRACE=sched line of one executed launch (callers check that the topic is on):
+ * its kernel, work-groups, batch sizes, batches, how many threads ran batches and the
+ * compute-unit limit it ran under. */
 static void trace_launch(const struct kiln_ndrange_launch *launch, size_t batches, unsigned threads,
                          const struct kiln_worker_limit *limit) {
   uint64_t largest, smallest;

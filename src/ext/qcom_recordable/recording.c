@@ -14,7 +14,8 @@
 
 struct kiln_recording_version *kiln_recording_version_new(struct kiln_command **commands, size_t count) {
   struct kiln_recording_version *version = calloc(1, sizeof *version);
-  struct kiln_replay_step *steps = version ? kiln_replay_steps_new(commands, count, &version->step_count, &version->stack_bytes) : NULL;
+  struct kiln_replay_step *steps =
+      version ? kiln_replay_steps_new(commands, count, &version->step_count, &version->stack_bytes) : NULL;
   if (!steps) {
     free(version);
     return NULL;
