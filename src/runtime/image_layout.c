@@ -1,0 +1,97 @@
+/* image_layout.c: see image_layout.h. */
+#include "runtime/image_layout.h"
+
+#include <stdint.h>
+
+static bool in_range(size_t value, size_t max) { return value >= 1 && value <= max; }
+
+/* The dimensions the type uses, checked against the limits; unused ones become 1. */
+static cl_int check_dimensions(const cl_image_desc *desc, const struct kiln_image_limits *limits,
+                               struct kiln_image_layout *layout) {
+  *layout = (struct kiln_image_layout){desc->image_width, 1, 1, 1, 0, 0, 0};
+  bool ok;
+  switch (desc->image_type) {
+  case CL_MEM_OBJECT_IMAGE1D:
+    ok = in_range(desc->image_width, limits->image2d_max_width);
+    break;
+  case CL_MEM_OBJECT_IMAGE1D_BUFFER:
+    ok = in_range(desc->image_width, limits->image_max_buffer_size);
+    break;
+  case CL_MEM_OBJECT_IMAGE1D_ARRAY:
+    ok = in_range(desc->image_width, limits->image2d_max_width) &&
+         in_range(desc->image_array_size, limits->image_max_array_size);
+    layout->array_size = desc->image_array_size;
+    break;
+  case CL_MEM_OBJECT_IMAGE2D:
+    ok = in_range(desc->image_width, limits->image2d_max_width) &&
+         in_range(desc->image_height, limits->image2d_max_height);
+    layout->height = desc->image_height;
+    break;
+  case CL_MEM_OBJECT_IMAGE2D_ARRAY:
+    ok = in_range(desc->image_width, limits->image2d_max_width) &&
+         in_range(desc->image_height, limits->image2d_max_height) &&
+         in_range(desc->image_array_size, limits->image_max_array_size);
+    layout->height = desc->image_height;
+    layout->array_size = desc->image_array_size;
+    break;
+  default: /* CL_MEM_OBJECT_IMAGE3D */
+    ok = in_range(desc->image_width, limits->image3d_max_width) &&
+         in_range(desc->image_height, limits->image3d_max_height) &&
+         in_range(desc->image_depth, limits->image3d_max_depth);
+    layout->height = desc->image_height;
+    layout->depth = desc->image_depth;
+    break;
+  }
+  return ok ? CL_SUCCESS : CL_INVALID_IMAGE_SIZE;
+}
+
+static bool has_slices(cl_mem_object_type type) {
+  return type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D;
+}
+
+static bool mul_overflows(size_t a, size_t b, size_t *out) { return __builtin_mul_overflow(a, b, out); }
+
+cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, enum kiln_image_storage storage,
+                              const struct kiln_image_limits *limits, struct kiln_image_layout *layout) {
+  cl_mem_object_type type = desc->image_type;
+  if (type != CL_MEM_OBJECT_IMAGE1D && type != CL_MEM_OBJECT_IMAGE1D_BUFFER && type != CL_MEM_OBJECT_IMAGE1D_ARRAY &&
+      type != CL_MEM_OBJECT_IMAGE2D && type != CL_MEM_OBJECT_IMAGE2D_ARRAY && type != CL_MEM_OBJECT_IMAGE3D)
+    return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (desc->num_mip_levels != 0 || desc->num_samples != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
+  /* A 1D buffer image needs a buffer; only it and 2D images may have one. */
+  bool over_buffer = storage == KILN_IMAGE_OVER_BUFFER;
+  if ((type == CL_MEM_OBJECT_IMAGE1D_BUFFER) != over_buffer && !(type == CL_MEM_OBJECT_IMAGE2D && over_buffer))
+    return CL_INVALID_IMAGE_DESCRIPTOR;
+  cl_int err = check_dimensions(desc, limits, layout);
+  if (err != CL_SUCCESS) return err;
+
+  size_t tight_row;
+  if (mul_overflows(layout->width, element_size, &tight_row)) return CL_INVALID_IMAGE_SIZE;
+  /* Pitches may be given only with a host pointer, and a row pitch for a 2D image over a
+   * buffer. */
+  bool row_pitch_allowed = storage == KILN_IMAGE_HOST_POINTER || (over_buffer && type == CL_MEM_OBJECT_IMAGE2D);
+  size_t row_pitch = desc->image_row_pitch;
+  if (row_pitch && !row_pitch_allowed) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (row_pitch == 0) row_pitch = tight_row;
+  if (row_pitch < tight_row || row_pitch % element_size != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (over_buffer && type == CL_MEM_OBJECT_IMAGE2D && (row_pitch / element_size) % limits->pitch_alignment != 0)
+    return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+
+  size_t tight_slice = row_pitch;
+  if (type != CL_MEM_OBJECT_IMAGE1D_ARRAY && mul_overflows(row_pitch, layout->height, &tight_slice))
+    return CL_INVALID_IMAGE_SIZE;
+  size_t slice_pitch = desc->image_slice_pitch;
+  /* "Must be zero if host_ptr is NULL", whatever the type. */
+  if (slice_pitch && storage != KILN_IMAGE_HOST_POINTER) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (has_slices(type)) {
+    if (slice_pitch == 0) slice_pitch = tight_slice;
+    if (slice_pitch < tight_slice || slice_pitch % row_pitch != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
+  } else {
+    slice_pitch = tight_slice; /* unused by the type: one slice */
+  }
+  size_t slices = type == CL_MEM_OBJECT_IMAGE3D ? layout->depth : layout->array_size;
+  layout->row_pitch = row_pitch;
+  layout->slice_pitch = slice_pitch;
+  if (mul_overflows(slice_pitch, slices, &layout->size)) return CL_INVALID_IMAGE_SIZE;
+  return CL_SUCCESS;
+}
