@@ -78,64 +78,56 @@ static float from_srgb(float r) { return r <= 0.04045f ? r / 12.92f : powf((r + 
 static uint32_t clamp_u(uint32_t x, uint32_t hi) { return x > hi ? hi : x; }
 static int32_t clamp_i(int32_t x, int32_t lo, int32_t hi) { return x < lo ? lo : x > hi ? hi : x; }
 
+/* Packed formats: each color component's bit field (0 bits: absent, read as 1). The 10-bit
+ * layouts are the CTS's: x:2 R:10 G:10 B:10 and R:10 G:10 B:10 A:2, high bits first. */
+static const struct packed_layout {
+  cl_channel_type type;
+  size_t bytes;
+  struct {
+    unsigned shift, bits;
+  } field[4];
+} packed_layouts[] = {
+    {CL_UNORM_SHORT_565, 2, {{11, 5}, {5, 6}, {0, 5}, {0, 0}}},
+    {CL_UNORM_SHORT_555, 2, {{10, 5}, {5, 5}, {0, 5}, {0, 0}}},
+    {CL_UNORM_INT_101010, 4, {{20, 10}, {10, 10}, {0, 10}, {0, 0}}},
+    {CL_UNORM_INT_101010_2, 4, {{22, 10}, {12, 10}, {2, 10}, {0, 2}}},
+};
+
+static const struct packed_layout *packed_layout_of(cl_channel_type type) {
+  for (size_t i = 0; i < sizeof packed_layouts / sizeof packed_layouts[0]; i++)
+    if (packed_layouts[i].type == type) return &packed_layouts[i];
+  return &packed_layouts[0]; /* unreachable: describe() accepted a packed type */
+}
+
 static void pack_packed(cl_channel_type type, const float *c, void *element) {
-  uint32_t r, g, b;
-  switch (type) {
-  case CL_UNORM_SHORT_565: {
-    r = (uint32_t)to_normalized(c[0], 31, 0), g = (uint32_t)to_normalized(c[1], 63, 0);
-    b = (uint32_t)to_normalized(c[2], 31, 0);
-    uint16_t v = (uint16_t)(r << 11 | g << 5 | b);
-    memcpy(element, &v, 2);
-    return;
+  const struct packed_layout *layout = packed_layout_of(type);
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) {
+    if (!layout->field[i].bits) continue;
+    float max = (float)((1u << layout->field[i].bits) - 1);
+    v |= (uint32_t)to_normalized(c[i], max, 0) << layout->field[i].shift;
   }
-  case CL_UNORM_SHORT_555: {
-    r = (uint32_t)to_normalized(c[0], 31, 0), g = (uint32_t)to_normalized(c[1], 31, 0);
-    b = (uint32_t)to_normalized(c[2], 31, 0);
-    uint16_t v = (uint16_t)(r << 10 | g << 5 | b);
-    memcpy(element, &v, 2);
-    return;
-  }
-  case CL_UNORM_INT_101010: {
-    r = (uint32_t)to_normalized(c[0], 1023, 0), g = (uint32_t)to_normalized(c[1], 1023, 0);
-    b = (uint32_t)to_normalized(c[2], 1023, 0);
-    uint32_t v = r << 20 | g << 10 | b;
+  if (layout->bytes == 2) {
+    uint16_t s = (uint16_t)v;
+    memcpy(element, &s, 2);
+  } else {
     memcpy(element, &v, 4);
-    return;
-  }
-  default: { /* CL_UNORM_INT_101010_2: R 31:22, G 21:12, B 11:2, A 1:0 */
-    r = (uint32_t)to_normalized(c[0], 1023, 0), g = (uint32_t)to_normalized(c[1], 1023, 0);
-    b = (uint32_t)to_normalized(c[2], 1023, 0);
-    uint32_t v = r << 22 | g << 12 | b << 2 | (uint32_t)to_normalized(c[3], 3, 0);
-    memcpy(element, &v, 4);
-    return;
-  }
   }
 }
 
 static void unpack_packed(cl_channel_type type, const void *element, float *c) {
-  uint32_t v = 0;
-  if (type == CL_UNORM_SHORT_565 || type == CL_UNORM_SHORT_555) {
+  const struct packed_layout *layout = packed_layout_of(type);
+  uint32_t v;
+  if (layout->bytes == 2) {
     uint16_t s;
     memcpy(&s, element, 2);
     v = s;
   } else {
     memcpy(&v, element, 4);
   }
-  c[3] = 1;
-  switch (type) {
-  case CL_UNORM_SHORT_565:
-    c[0] = (v >> 11 & 31) / 31.0f, c[1] = (v >> 5 & 63) / 63.0f, c[2] = (v & 31) / 31.0f;
-    break;
-  case CL_UNORM_SHORT_555:
-    c[0] = (v >> 10 & 31) / 31.0f, c[1] = (v >> 5 & 31) / 31.0f, c[2] = (v & 31) / 31.0f;
-    break;
-  case CL_UNORM_INT_101010:
-    c[0] = (v >> 20 & 1023) / 1023.0f, c[1] = (v >> 10 & 1023) / 1023.0f, c[2] = (v & 1023) / 1023.0f;
-    break;
-  default:
-    c[0] = (v >> 22 & 1023) / 1023.0f, c[1] = (v >> 12 & 1023) / 1023.0f, c[2] = (v >> 2 & 1023) / 1023.0f;
-    c[3] = (v & 3) / 3.0f;
-    break;
+  for (int i = 0; i < 4; i++) {
+    unsigned max = (1u << layout->field[i].bits) - 1;
+    c[i] = layout->field[i].bits ? (float)(v >> layout->field[i].shift & max) / (float)max : 1.0f;
   }
 }
 

@@ -19,44 +19,41 @@ static struct kiln_image_layout layout_of(size_t w, size_t h, size_t d, size_t a
 
 #define ORIGIN(x, y, z) ((const size_t[3]){x, y, z})
 
+/* One origin/region case: what the check must answer. */
+struct region_case {
+  cl_mem_object_type type;
+  struct kiln_image_layout layout;
+  size_t origin[3], region[3];
+  cl_int expected;
+};
+
 static void test_rules_per_type(void **state) {
   (void)state;
-  struct kiln_image_layout one_d = layout_of(16, 1, 1, 1, 64, 64);
-  assert_int_equal(CL_SUCCESS,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D, &one_d, ORIGIN(4, 0, 0), ORIGIN(12, 1, 1)));
-  assert_int_equal(CL_INVALID_VALUE,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D, &one_d, ORIGIN(4, 1, 0), ORIGIN(12, 1, 1)));
-  assert_int_equal(CL_INVALID_VALUE,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D_BUFFER, &one_d, ORIGIN(0, 0, 0), ORIGIN(1, 2, 1)));
-  assert_int_equal(CL_INVALID_VALUE,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D, &one_d, ORIGIN(4, 0, 0), ORIGIN(13, 1, 1)));
-  assert_int_equal(CL_INVALID_VALUE,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D, &one_d, ORIGIN(0, 0, 0), ORIGIN(0, 1, 1)));
-  struct kiln_image_layout array_1d = layout_of(16, 1, 1, 5, 64, 64);
-  assert_int_equal(CL_SUCCESS,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D_ARRAY, &array_1d, ORIGIN(0, 3, 0), ORIGIN(16, 2, 1)));
-  assert_int_equal(CL_INVALID_VALUE,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D_ARRAY, &array_1d, ORIGIN(0, 4, 0), ORIGIN(16, 2, 1)));
-  assert_int_equal(CL_INVALID_VALUE,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D_ARRAY, &array_1d, ORIGIN(0, 0, 1), ORIGIN(16, 1, 1)));
-  struct kiln_image_layout two_d = layout_of(16, 8, 1, 1, 64, 512);
-  assert_int_equal(CL_SUCCESS,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE2D, &two_d, ORIGIN(0, 7, 0), ORIGIN(16, 1, 1)));
-  assert_int_equal(CL_INVALID_VALUE,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE2D, &two_d, ORIGIN(0, 0, 0), ORIGIN(16, 8, 2)));
-  struct kiln_image_layout array_2d = layout_of(16, 8, 1, 3, 64, 512);
-  assert_int_equal(CL_SUCCESS,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE2D_ARRAY, &array_2d, ORIGIN(0, 0, 2), ORIGIN(16, 8, 1)));
-  assert_int_equal(CL_INVALID_VALUE,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE2D_ARRAY, &array_2d, ORIGIN(0, 0, 2), ORIGIN(16, 8, 2)));
-  struct kiln_image_layout three_d = layout_of(16, 8, 4, 1, 64, 512);
-  assert_int_equal(CL_SUCCESS,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE3D, &three_d, ORIGIN(1, 1, 1), ORIGIN(15, 7, 3)));
-  assert_int_equal(CL_INVALID_VALUE,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE3D, &three_d, ORIGIN(0, 0, 4), ORIGIN(1, 1, 1)));
-  /* No overflow: a huge origin plus region does not wrap back into bounds. */
-  assert_int_equal(CL_INVALID_VALUE,
-                   kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D, &one_d, ORIGIN(SIZE_MAX, 0, 0), ORIGIN(2, 1, 1)));
+  const struct kiln_image_layout one_d = layout_of(16, 1, 1, 1, 64, 64), array_1d = layout_of(16, 1, 1, 5, 64, 64),
+                                 two_d = layout_of(16, 8, 1, 1, 64, 512), array_2d = layout_of(16, 8, 1, 3, 64, 512),
+                                 three_d = layout_of(16, 8, 4, 1, 64, 512);
+  const struct region_case cases[] = {
+      {CL_MEM_OBJECT_IMAGE1D, one_d, {4, 0, 0}, {12, 1, 1}, CL_SUCCESS},
+      {CL_MEM_OBJECT_IMAGE1D, one_d, {4, 1, 0}, {12, 1, 1}, CL_INVALID_VALUE},       /* origin[1] unused: 0 */
+      {CL_MEM_OBJECT_IMAGE1D_BUFFER, one_d, {0, 0, 0}, {1, 2, 1}, CL_INVALID_VALUE}, /* region[1] unused: 1 */
+      {CL_MEM_OBJECT_IMAGE1D, one_d, {4, 0, 0}, {13, 1, 1}, CL_INVALID_VALUE},       /* past the width */
+      {CL_MEM_OBJECT_IMAGE1D, one_d, {0, 0, 0}, {0, 1, 1}, CL_INVALID_VALUE},        /* empty */
+      {CL_MEM_OBJECT_IMAGE1D, one_d, {SIZE_MAX, 0, 0}, {2, 1, 1}, CL_INVALID_VALUE}, /* no wrap-around */
+      {CL_MEM_OBJECT_IMAGE1D_ARRAY, array_1d, {0, 3, 0}, {16, 2, 1}, CL_SUCCESS},    /* layers 3 and 4 */
+      {CL_MEM_OBJECT_IMAGE1D_ARRAY, array_1d, {0, 4, 0}, {16, 2, 1}, CL_INVALID_VALUE},
+      {CL_MEM_OBJECT_IMAGE1D_ARRAY, array_1d, {0, 0, 1}, {16, 1, 1}, CL_INVALID_VALUE},
+      {CL_MEM_OBJECT_IMAGE2D, two_d, {0, 7, 0}, {16, 1, 1}, CL_SUCCESS},
+      {CL_MEM_OBJECT_IMAGE2D, two_d, {0, 0, 0}, {16, 8, 2}, CL_INVALID_VALUE},
+      {CL_MEM_OBJECT_IMAGE2D_ARRAY, array_2d, {0, 0, 2}, {16, 8, 1}, CL_SUCCESS},
+      {CL_MEM_OBJECT_IMAGE2D_ARRAY, array_2d, {0, 0, 2}, {16, 8, 2}, CL_INVALID_VALUE},
+      {CL_MEM_OBJECT_IMAGE3D, three_d, {1, 1, 1}, {15, 7, 3}, CL_SUCCESS},
+      {CL_MEM_OBJECT_IMAGE3D, three_d, {0, 0, 4}, {1, 1, 1}, CL_INVALID_VALUE},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const struct region_case *c = &cases[i];
+    cl_int got = kiln_image_region_check(c->type, &c->layout, c->origin, c->region);
+    if (got != c->expected) fail_msg("case %zu: %d, expected %d", i, got, c->expected);
+  }
   assert_int_equal(CL_INVALID_VALUE, kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D, &one_d, NULL, ORIGIN(1, 1, 1)));
   assert_int_equal(CL_INVALID_VALUE, kiln_image_region_check(CL_MEM_OBJECT_IMAGE1D, &one_d, ORIGIN(0, 0, 0), NULL));
 }
