@@ -112,10 +112,7 @@ void kiln_command_set_completion(struct kiln_command *command, kiln_command_comp
 }
 
 void kiln_command_retain(struct kiln_command *command) {
-  if (command->event)
-    kiln_object_retain(&command->event->obj);
-  else
-    atomic_fetch_add_explicit(&command->refs, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&command->refs, 1, memory_order_relaxed);
 }
 
 void kiln_command_discard(struct kiln_command *command) {

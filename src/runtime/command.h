@@ -92,7 +92,9 @@ cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, con
                            cl_event *event, cl_bool blocking);
 
 /* Frees a created command that will not be submitted (a later validation step failed),
- * or drops one reference to a recorded command (kiln_command_retain adds one). */
+ * or drops one reference to a recorded command. kiln_command_retain adds one to a
+ * recorded command (versions of a recording share them); a submitted one belongs to its
+ * queue. */
 void kiln_command_discard(struct kiln_command *command);
 void kiln_command_retain(struct kiln_command *command);
 

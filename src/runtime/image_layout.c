@@ -49,8 +49,6 @@ static bool has_slices(cl_mem_object_type type) {
   return type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D;
 }
 
-static bool mul_overflows(size_t a, size_t b, size_t *out) { return __builtin_mul_overflow(a, b, out); }
-
 cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, enum kiln_image_storage storage,
                               const struct kiln_image_limits *limits, struct kiln_image_layout *layout) {
   cl_mem_object_type type = desc->image_type;
@@ -66,7 +64,7 @@ cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, en
   if (err != CL_SUCCESS) return err;
 
   size_t tight_row;
-  if (mul_overflows(layout->width, element_size, &tight_row)) return CL_INVALID_IMAGE_SIZE;
+  if (__builtin_mul_overflow(layout->width, element_size, &tight_row)) return CL_INVALID_IMAGE_SIZE;
   /* Pitches may be given only with a host pointer, and a row pitch for a 2D image over a
    * buffer. */
   bool row_pitch_allowed = storage == KILN_IMAGE_HOST_POINTER || (over_buffer && type == CL_MEM_OBJECT_IMAGE2D);
@@ -78,7 +76,7 @@ cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, en
     return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
 
   size_t tight_slice = row_pitch;
-  if (type != CL_MEM_OBJECT_IMAGE1D_ARRAY && mul_overflows(row_pitch, layout->height, &tight_slice))
+  if (type != CL_MEM_OBJECT_IMAGE1D_ARRAY && __builtin_mul_overflow(row_pitch, layout->height, &tight_slice))
     return CL_INVALID_IMAGE_SIZE;
   size_t slice_pitch = desc->image_slice_pitch;
   /* "Must be zero if host_ptr is NULL", whatever the type. */
@@ -92,6 +90,6 @@ cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, en
   size_t slices = type == CL_MEM_OBJECT_IMAGE3D ? layout->depth : layout->array_size;
   layout->row_pitch = row_pitch;
   layout->slice_pitch = slice_pitch;
-  if (mul_overflows(slice_pitch, slices, &layout->size)) return CL_INVALID_IMAGE_SIZE;
+  if (__builtin_mul_overflow(slice_pitch, slices, &layout->size)) return CL_INVALID_IMAGE_SIZE;
   return CL_SUCCESS;
 }

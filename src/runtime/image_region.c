@@ -1,8 +1,6 @@
 /* image_region.c: see image_region.h. */
 #include "runtime/image_region.h"
 
-#include <string.h>
-
 /* How many origin/region coordinates the type uses: 1D and 1D buffer 1, 1D array and 2D
  * 2, 2D array and 3D 3. */
 static unsigned used_coordinates(cl_mem_object_type type) {
@@ -70,12 +68,4 @@ cl_int kiln_image_host_pitches(cl_mem_object_type type, size_t element_size, con
   *row_out = row_pitch;
   *slice_out = slice_pitch;
   return CL_SUCCESS;
-}
-
-void kiln_image_span_copy(void *dst, size_t dst_row_pitch, size_t dst_slice_pitch, const void *src,
-                          size_t src_row_pitch, size_t src_slice_pitch, struct kiln_image_span span) {
-  for (size_t z = 0; z < span.slices; z++)
-    for (size_t y = 0; y < span.rows; y++)
-      memcpy((char *)dst + z * dst_slice_pitch + y * dst_row_pitch,
-             (const char *)src + z * src_slice_pitch + y * src_row_pitch, span.row_bytes);
 }

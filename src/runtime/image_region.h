@@ -1,6 +1,6 @@
 /* image_region.h: the origin and region of an image command (read, write, copy, fill,
- * map) checked as the API spec's rules say, and the addressing and copying of such a
- * region in an image's storage or in host memory with its own pitches. In the image's
+ * map) checked as the API spec's rules say, and the addressing of such a region
+ * in an image's storage or in host memory with its own pitches. In the image's
  * own terms a 1D array's layers are its "rows of slices": origin[1] / region[1] index
  * layers, each one slice pitch apart. For the image commands (issue 16; not wired yet). */
 #ifndef KILN_RUNTIME_IMAGE_REGION_H
@@ -8,7 +8,8 @@
 
 #include "runtime/image_layout.h"
 
-/* A region as bytes: `rows` rows of `row_bytes` per slice, `slices` slices. */
+/* A region as bytes: `rows` rows of `row_bytes` per slice, `slices` slices, as
+ * kiln_mem_copy_rows (mem_object.h) copies it. */
 struct kiln_image_span {
   size_t row_bytes, rows, slices;
 };
@@ -31,10 +32,5 @@ size_t kiln_image_region_offset(cl_mem_object_type type, const struct kiln_image
  * or 2D image, or is below row pitch × rows. */
 cl_int kiln_image_host_pitches(cl_mem_object_type type, size_t element_size, const size_t *region, size_t row_pitch,
                                size_t slice_pitch, size_t *row_out, size_t *slice_out);
-
-/* Copies `span` from `src` to `dst`, each with its own row and slice pitch (regions do
- * not overlap). */
-void kiln_image_span_copy(void *dst, size_t dst_row_pitch, size_t dst_slice_pitch, const void *src,
-                          size_t src_row_pitch, size_t src_slice_pitch, struct kiln_image_span span);
 
 #endif

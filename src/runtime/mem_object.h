@@ -130,6 +130,12 @@ static inline cl_int kiln_mem_check_queue_buffer(cl_command_queue queue, cl_mem 
   return mem->context == kiln_queue_context(queue) ? CL_SUCCESS : CL_INVALID_CONTEXT;
 }
 
+/* Copies region[1] rows of region[0] bytes in each of region[2] slices from `src` to
+ * `dst`, each side with its own row and slice pitch (mem_transfer.c): the rectangular
+ * buffer transfers, and image regions (image_region.h). Rows may overlap (memmove). */
+void kiln_mem_copy_rows(char *dst, size_t dst_row_pitch, size_t dst_slice_pitch, const char *src, size_t src_row_pitch,
+                        size_t src_slice_pitch, const size_t region[3]);
+
 /* Builds a fully validated transfer command (mem_transfer.c) and hands it to `sink`:
  * `payload` is copied into the command, `a` and `b` (either may be NULL) are held until
  * it completes. Returns what kiln_command_sink_take returns. */

@@ -153,12 +153,18 @@ struct rect_copy {
   size_t dst_row_pitch, dst_slice_pitch, src_row_pitch, src_slice_pitch;
 };
 
+void kiln_mem_copy_rows(char *dst, size_t dst_row_pitch, size_t dst_slice_pitch, const char *src, size_t src_row_pitch,
+                        size_t src_slice_pitch, const size_t region[3]) {
+  for (size_t z = 0; z < region[2]; z++)
+    for (size_t y = 0; y < region[1]; y++)
+      memmove(dst + z * dst_slice_pitch + y * dst_row_pitch, src + z * src_slice_pitch + y * src_row_pitch,
+              region[0]);
+}
+
 static cl_int run_rect_copy(struct kiln_command *command) {
   const struct rect_copy *p = kiln_command_payload(command);
-  for (size_t z = 0; z < p->region[2]; z++)
-    for (size_t y = 0; y < p->region[1]; y++)
-      memmove(p->dst + z * p->dst_slice_pitch + y * p->dst_row_pitch,
-              p->src + z * p->src_slice_pitch + y * p->src_row_pitch, p->region[0]);
+  kiln_mem_copy_rows(p->dst, p->dst_row_pitch, p->dst_slice_pitch, p->src, p->src_row_pitch, p->src_slice_pitch,
+                     p->region);
   return CL_SUCCESS;
 }
 

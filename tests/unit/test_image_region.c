@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "runtime/image_region.h"
+#include "runtime/mem_object.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,8 @@ static void test_copy_through_pitches(void **state) {
   for (int i = 0; i < 40; i++) host[i] = (unsigned char)(i + 1);
   struct kiln_image_span span = kiln_image_region_span(CL_MEM_OBJECT_IMAGE2D_ARRAY, 1, region);
   size_t at = kiln_image_region_offset(CL_MEM_OBJECT_IMAGE2D_ARRAY, &image, 1, origin);
-  kiln_image_span_copy(storage + at, image.row_pitch, image.slice_pitch, host, row, slice, span);
+  const size_t bytes[3] = {span.row_bytes, span.rows, span.slices};
+  kiln_mem_copy_rows((char *)storage + at, image.row_pitch, image.slice_pitch, (const char *)host, row, slice, bytes);
   /* Each pixel landed where it belongs, and nothing else was written. */
   size_t written = 0;
   for (size_t z = 0; z < 3; z++)
@@ -123,7 +125,7 @@ static void test_copy_through_pitches(void **state) {
       }
   assert_int_equal(20, written);
   memset(back, 0, sizeof back);
-  kiln_image_span_copy(back, row, slice, storage + at, image.row_pitch, image.slice_pitch, span);
+  kiln_mem_copy_rows((char *)back, row, slice, (const char *)storage + at, image.row_pitch, image.slice_pitch, bytes);
   for (size_t z = 0; z < 2; z++)
     for (size_t y = 0; y < 2; y++) assert_memory_equal(back + z * 20 + y * 7, host + z * 20 + y * 7, 5);
   free(storage);
