@@ -1,5 +1,5 @@
-/* mem_object.h: memory objects. Kiln has buffers and sub-buffers only (the CPU device
- * supports neither images nor pipes). The device shares host memory, so a buffer's
+/* mem_object.h: memory objects: buffers, sub-buffers and images (image.h adds what an
+ * image has; the CPU device supports no pipes). The device shares host memory, so a buffer's
  * storage is a host address: transfers are memcpy on it and a map returns a pointer
  * into it (zero copy).
  *
@@ -53,6 +53,7 @@ struct _cl_mem {
   struct kiln_mem_destructor *destructors;
   struct kiln_mem_mapping *mappings;
   cl_uint map_count;               /* under lock */
+  struct kiln_image *image;        /* images (image.h): format, layout, kernel view; NULL for buffers */
 };
 
 /* What a create path decided; kiln_mem_create turns it into a registered object. */

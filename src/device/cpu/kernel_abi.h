@@ -38,9 +38,39 @@ enum kiln_arg_kind {
   KILN_ARG_GLOBAL_PTR,    /* cl_mem (global): the storage pointer, or NULL */
   KILN_ARG_CONSTANT_PTR,  /* cl_mem (constant): the storage pointer, or NULL */
   KILN_ARG_LOCAL_PTR,     /* __local pointer: a uint64_t byte offset into local_mem */
-  KILN_ARG_SAMPLER,       /* not supported yet (no images) */
-  KILN_ARG_IMAGE,         /* not supported yet (no images) */
+  KILN_ARG_SAMPLER,       /* cl_sampler: a uint64_t holding its KILN_SAMPLER_* bits */
+  KILN_ARG_IMAGE,         /* cl_mem image: a pointer to its struct kiln_device_image, or NULL */
 };
+
+/* An image as a kernel sees it: the image object holds one, the argument block points
+ * at it. builtins/image.cl mirrors this layout (keep them in step). Pitches are in
+ * bytes: rows of a 2D or 3D image and of 2D-array layers are row_pitch apart; 3D slices
+ * and the layers of both array types (1D array layers too) are slice_pitch apart.
+ * Dimensions a type lacks are 1; array_size is 1 for non-array types. */
+struct kiln_device_image {
+  char *data; /* the element at (0, 0, 0), layer 0 */
+  uint64_t row_pitch;
+  uint64_t slice_pitch;
+  int32_t width, height, depth, array_size;
+  uint32_t channel_order;     /* CL_R ... (the CLK_* values of OpenCL C are the same) */
+  uint32_t channel_data_type; /* CL_UNORM_INT8 ... */
+  uint32_t element_size;      /* bytes of one element */
+  uint32_t image_type;        /* CL_MEM_OBJECT_IMAGE* */
+};
+
+/* A sampler's bits as OpenCL C's sampler initializers encode them (opencl-c-base.h's
+ * CLK_NORMALIZED_COORDS_*, CLK_ADDRESS_*, CLK_FILTER_*): a constant sampler_t in a
+ * kernel and a cl_sampler argument reach the builtins as the same integer, so a sampler
+ * known at compile time folds every decision of a read away. */
+#define KILN_SAMPLER_NORMALIZED_COORDS 0x01u
+#define KILN_SAMPLER_ADDRESS_MASK 0x0Eu
+#define KILN_SAMPLER_ADDRESS_NONE 0x00u
+#define KILN_SAMPLER_ADDRESS_CLAMP_TO_EDGE 0x02u
+#define KILN_SAMPLER_ADDRESS_CLAMP 0x04u
+#define KILN_SAMPLER_ADDRESS_REPEAT 0x06u
+#define KILN_SAMPLER_ADDRESS_MIRRORED_REPEAT 0x08u
+#define KILN_SAMPLER_FILTER_NEAREST 0x10u
+#define KILN_SAMPLER_FILTER_LINEAR 0x20u
 
 /* The work-item intrinsics (d in 0..2). The builtin library implements every OpenCL
  * work-item function on top of these; the launcher generator replaces each call with the
