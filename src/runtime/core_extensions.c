@@ -30,3 +30,9 @@ LANGUAGE_EXTENSION(kiln_core_khr_local_int32_extended_atomics, "cl_khr_local_int
 LANGUAGE_EXTENSION(kiln_core_khr_int64_base_atomics, "cl_khr_int64_base_atomics");
 LANGUAGE_EXTENSION(kiln_core_khr_int64_extended_atomics, "cl_khr_int64_extended_atomics");
 LANGUAGE_EXTENSION(kiln_core_khr_fp64, "cl_khr_fp64");
+/* Images (builtins/image.cl): write_image* on image3d_t, and depth image types. */
+LANGUAGE_EXTENSION(kiln_core_khr_3d_image_writes, "cl_khr_3d_image_writes");
+LANGUAGE_EXTENSION(kiln_core_khr_depth_images, "cl_khr_depth_images");
+/* A 2D image over a buffer's memory (runtime/image_view.c): API only, no entry points. */
+const struct kiln_extension kiln_core_khr_image2d_from_buffer = {
+    .name = "cl_khr_image2d_from_buffer", .version = CL_MAKE_VERSION(1, 0, 0), .scope = KILN_EXTENSION_DEVICE};

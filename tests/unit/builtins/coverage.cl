@@ -73,3 +73,81 @@ kernel void coverage(global float *g, local float *l, global int *gi, global dou
   g[8] = fract(g[1], gp) + vload2(0, gp).x;
 #endif
 }
+
+/* Every image function (OpenCL C §6.15.15) for every image type and access qualifier the
+ * device supports: read_write images from OpenCL C 2.0 on. */
+#define COV_SAMPLED(T, FC, IC)                                                                  \
+  kernel void cov_sampled_##T(read_only T im, sampler_t s, global float4 *f, global int4 *i,     \
+                              global uint4 *u) {                                                \
+    f[0] = read_imagef(im, s, (FC)0) + read_imagef(im, s, (IC)0) + read_imagef(im, (IC)0);      \
+    i[0] = read_imagei(im, s, (FC)0) + read_imagei(im, s, (IC)0) + read_imagei(im, (IC)0);      \
+    u[0] = read_imageui(im, s, (FC)0) + read_imageui(im, s, (IC)0) + read_imageui(im, (IC)0);   \
+    i[1].x = get_image_width(im) + get_image_channel_data_type(im) + get_image_channel_order(im); \
+  }
+#define COV_WRITES(ACC, T, IC)                                                                   \
+  kernel void cov_write_##ACC##_##T(ACC T im, global int4 *i) {                                  \
+    write_imagef(im, (IC)0, (float4)0);                                                          \
+    write_imagei(im, (IC)0, (int4)0);                                                            \
+    write_imageui(im, (IC)0, (uint4)0);                                                          \
+    i[1].x = get_image_width(im) + get_image_channel_data_type(im) + get_image_channel_order(im); \
+  }
+COV_SAMPLED(image1d_t, float, int)
+COV_SAMPLED(image1d_array_t, float2, int2)
+COV_SAMPLED(image2d_t, float2, int2)
+COV_SAMPLED(image2d_array_t, float4, int4)
+COV_SAMPLED(image3d_t, float4, int4)
+kernel void cov_buffer_image(read_only image1d_buffer_t im, global float4 *f, global int4 *i, global uint4 *u) {
+  f[0] = read_imagef(im, 0);
+  i[0] = read_imagei(im, 0);
+  u[0] = read_imageui(im, 0);
+  i[1].x = get_image_width(im) + get_image_channel_data_type(im) + get_image_channel_order(im);
+}
+COV_WRITES(write_only, image1d_t, int)
+COV_WRITES(write_only, image1d_buffer_t, int)
+COV_WRITES(write_only, image1d_array_t, int2)
+COV_WRITES(write_only, image2d_t, int2)
+COV_WRITES(write_only, image2d_array_t, int4)
+COV_WRITES(write_only, image3d_t, int4)
+kernel void cov_queries(read_only image2d_t a, read_only image2d_array_t b, read_only image3d_t c,
+                        read_only image1d_array_t d, global int4 *i, global size_t *n) {
+  i[0].xy = get_image_dim(a) + get_image_dim(b);
+  i[1] = get_image_dim(c);
+  i[2].x = get_image_height(a) + get_image_height(b) + get_image_height(c) + get_image_depth(c);
+  n[0] = get_image_array_size(b) + get_image_array_size(d);
+}
+kernel void cov_depth(read_only image2d_depth_t a, read_only image2d_array_depth_t b, write_only image2d_depth_t c,
+                      write_only image2d_array_depth_t d, sampler_t s, global float *f, global int4 *i,
+                      global size_t *n) {
+  f[0] = read_imagef(a, s, (float2)0) + read_imagef(a, s, (int2)0) + read_imagef(a, (int2)0) +
+         read_imagef(b, s, (float4)0) + read_imagef(b, s, (int4)0) + read_imagef(b, (int4)0);
+  write_imagef(c, (int2)0, 1.0f);
+  write_imagef(d, (int4)0, 1.0f);
+  i[0].xy = get_image_dim(a) + get_image_dim(b) + get_image_dim(c) + get_image_dim(d);
+  n[0] = get_image_array_size(b) + get_image_array_size(d);
+}
+constant sampler_t cov_constant_sampler = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_LINEAR;
+kernel void cov_constant_sampler_read(read_only image2d_t im, global float4 *f) {
+  const sampler_t local_sampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+  f[0] = read_imagef(im, cov_constant_sampler, (float2)0) + read_imagef(im, local_sampler, (int2)0);
+}
+#if __OPENCL_C_VERSION__ >= 200
+#define COV_READ_WRITE(T, IC)                                                                    \
+  kernel void cov_rw_##T(read_write T im, global float4 *f, global int4 *i, global uint4 *u) {    \
+    f[0] = read_imagef(im, (IC)0);                                                               \
+    i[0] = read_imagei(im, (IC)0);                                                               \
+    u[0] = read_imageui(im, (IC)0);                                                              \
+    atomic_work_item_fence(CLK_IMAGE_MEM_FENCE, memory_order_acq_rel, memory_scope_work_item);    \
+  }                                                                                              \
+  COV_WRITES(read_write, T, IC)
+COV_READ_WRITE(image1d_t, int)
+COV_READ_WRITE(image1d_buffer_t, int)
+COV_READ_WRITE(image1d_array_t, int2)
+COV_READ_WRITE(image2d_t, int2)
+COV_READ_WRITE(image2d_array_t, int4)
+COV_READ_WRITE(image3d_t, int4)
+kernel void cov_rw_depth(read_write image2d_depth_t a, read_write image2d_array_depth_t b, global float *f) {
+  f[0] = read_imagef(a, (int2)0) + read_imagef(b, (int4)0);
+  write_imagef(a, (int2)0, f[1]);
+  write_imagef(b, (int4)0, f[1]);
+}
+#endif

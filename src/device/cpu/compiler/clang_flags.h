@@ -41,26 +41,26 @@
 #define KILN_CLANG_TRIPLE "spir64-unknown-unknown"
 
 /* The OpenCL extensions and optional features the device reports (and the builtins
- * implement). Everything else (images, pipes, generic address space, device enqueue,
- * sub-groups, work-group collectives, fp16) is off. */
+ * implement). Everything else (pipes, generic address space, device enqueue, sub-groups,
+ * work-group collectives, fp16, mipmaps, sRGB writes) is off. */
 #define KILN_CLANG_CL_EXT                                                                                   \
   "-all,+cl_khr_fp64,+__opencl_c_fp64,+__opencl_c_int64,+__opencl_c_program_scope_global_variables,"        \
   "+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics," \
   "+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,"       \
   "+cl_khr_int64_extended_atomics,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"       \
-  "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices"
+  "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_images,"               \
+  "+__opencl_c_read_write_images,+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes,+cl_khr_depth_images"
 
 /* The cc1 flags the in-process compiler uses for every program (user options follow).
  * __SPIR__ is undefined because clang's opencl-c-base.h turns on sub-group, dot-product,
  * float-atomic and other extension macros for SPIR targets, which this device lacks.
- * __IMAGE_SUPPORT__ is undefined because clang defines it for every SPIR target, but the
- * device has no images. __OPENCL_VERSION__ (the device's OpenCL version, OpenCL C spec
+ * __OPENCL_VERSION__ (the device's OpenCL version, OpenCL C spec
  * "Preprocessor Directives and Macros") is the implementation's to define; clang does not.
  * For -cl-std below CL3.0 the compiler adds -cl-ext=-__opencl_c_program_scope_global_variables
  * (program-scope __global variables are an OpenCL C 2.0/3.0 feature). */
 #define KILN_CLANG_CC1_FLAGS                                                                          \
   "-triple", KILN_CLANG_TRIPLE, "-fdeclare-opencl-builtins", "-finclude-default-header",             \
-      "-cl-ext=" KILN_CLANG_CL_EXT, "-U__SPIR__", "-U__SPIR64__", "-U__IMAGE_SUPPORT__",       \
+      "-cl-ext=" KILN_CLANG_CL_EXT, "-U__SPIR__", "-U__SPIR64__",       \
       "-D__OPENCL_VERSION__=300", "-O2", "-disable-llvm-passes"
 
 /* OpenCL C version when -cl-std is not given: the highest 1.x the device supports. */

@@ -102,6 +102,15 @@ bool calls_printf(llvm::Function &kernel);
 // false with `error` when something stays undefined.
 bool link_builtin_library(llvm::Module &m, std::string &error);
 
+// OpenCL C's opaque types (opaque_types.cpp): images, samplers and events arrive as SPIR-V
+// target extension types, which the host cannot compile; they become pointers, and the
+// library's conversions between them and their representation become casts. Runs on the
+// linked module, before the launchers are built. False with `error` when a global has one.
+bool lower_opaque_types(llvm::Module &m, std::string &error);
+// A call lower_opaque_types replaces (sampler initializers, the library's image and sampler
+// conversions): left open by linking, defined by no library.
+bool is_opaque_type_conversion(llvm::StringRef name);
+
 // SLEEF's vector math functions offered to the loop vectorizer for the scalar ones the
 // module calls (vector_math.cpp), for the host's widest instruction sets.
 void add_vector_math_variants(llvm::Module &m);

@@ -594,6 +594,8 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     switch (a.kind) {
       case KILN_ARG_GLOBAL_PTR:
       case KILN_ARG_CONSTANT_PTR:
+      case KILN_ARG_IMAGE:    // a pointer to the image's struct kiln_device_image
+      case KILN_ARG_SAMPLER:  // its bits, as a pointer (opaque_types.cpp)
         call_args.push_back(b.CreateAlignedLoad(param->getType(), slot, Align(8)));
         break;
       case KILN_ARG_LOCAL_PTR: {
@@ -619,7 +621,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
         break;
       default:
         error = "kernel " + k.getName().str() + ": argument " + std::to_string(i) + " (" + a.type_name +
-                ") is not supported (no images or samplers)";
+                ") of an unknown kind";
         f->eraseFromParent();
         return nullptr;
     }

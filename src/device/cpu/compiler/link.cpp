@@ -111,7 +111,7 @@ bool link_builtin_library(Module &m, std::string &error) {
   // kiln_compiler_link checked the program's own calls: anything still open is the
   // library's (its documented externals are not mangled).
   for (Function &f : m)
-    if (f.isDeclaration() && !f.use_empty() && f.getName().starts_with("_Z")) {
+    if (f.isDeclaration() && !f.use_empty() && f.getName().starts_with("_Z") && !kiln::is_opaque_type_conversion(f.getName())) {
       error = "the builtin library does not define " + demangle(f.getName().str());
       return false;
     }
@@ -165,7 +165,8 @@ static int link_modules(kiln_module *const *inputs, size_t num_inputs, const cha
       if (status != KILN_COMPILE_OK) break;
       StringRef name = f.getName();
       if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty() || kiln::is_work_item_intrinsic(name) ||
-          name == KILN_INTRINSIC_BARRIER || name == KILN_PRINTF_HOST_SYMBOL || builtin_library_defines(name))
+          name == KILN_INTRINSIC_BARRIER || name == KILN_PRINTF_HOST_SYMBOL || builtin_library_defines(name) ||
+          kiln::is_opaque_type_conversion(name))
         continue;
       std::string demangled = demangle(name.str());
       s.log += "error: undefined function " + demangled + (demangled != name ? " (" + name.str() + ")" : "") + "\n";

@@ -258,7 +258,7 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
           break;
         }
         Type *t = arg->hasByValAttr() ? arg->getParamByValType() : arg->getType();
-        if (t->isPointerTy()) {  // image or other opaque object
+        if (isa<TargetExtType>(t) || t->isPointerTy()) {  // an image (opaque_types.cpp)
           a.kind = KILN_ARG_IMAGE;
           a.size = sizeof(cl_mem);
           break;
