@@ -1,0 +1,443 @@
+/* Image functions (OpenCL C 3.0 §6.15.15): read_imagef/i/ui with a sampler, samplerless
+ * reads, write_imagef/i/ui (3D writes included) and the get_image_* queries, for every
+ * image type and access qualifier, by the addressing, filtering and conversion rules of
+ * the OpenCL environment spec (env/image_addressing_and_filtering.asciidoc).
+ *
+ * An image is a pointer to its struct kiln_device_image (kernel_abi.h), a sampler its
+ * KILN_SAMPLER_* bits: __kiln_image_desc and __kiln_sampler_bits are declared here and
+ * turned into casts by the compiler (compiler/opaque_types.cpp). Everything is
+ * always_inline, so a read in a kernel is a few loads and arithmetic; a sampler known at
+ * compile time (a constant sampler_t) folds its addressing and filter choices away.
+ *
+ * Formats: the ones runtime/image_format.c lists — orders R, RG, RGBA, BGRA, sRGBA and
+ * DEPTH with the twelve non-packed data types. Out-of-range coordinates where the spec
+ * leaves the result undefined (samplerless reads, writes, CLK_ADDRESS_NONE) read the
+ * border color and skip the write: never memory outside the image. */
+#include "kiln_cl.h"
+
+/* struct kiln_device_image, field for field. */
+typedef struct {
+  __global uchar *data;
+  ulong row_pitch, slice_pitch;
+  int width, height, depth, array_size;
+  uint order, type, element_size, image_type;
+} kiln_image;
+typedef const __global kiln_image *kimg;
+
+/* cl_channel_order / cl_channel_type values (CLK_* in OpenCL C). */
+#define K_R 0x10B0
+#define K_RG 0x10B2
+#define K_RGBA 0x10B5
+#define K_BGRA 0x10B6
+#define K_DEPTH 0x10BD
+#define K_sRGBA 0x10C1
+#define K_SNORM_INT8 0x10D0
+#define K_SNORM_INT16 0x10D1
+#define K_UNORM_INT8 0x10D2
+#define K_UNORM_INT16 0x10D3
+#define K_SIGNED_INT8 0x10D7
+#define K_SIGNED_INT16 0x10D8
+#define K_SIGNED_INT32 0x10D9
+#define K_UNSIGNED_INT8 0x10DA
+#define K_UNSIGNED_INT16 0x10DB
+#define K_UNSIGNED_INT32 0x10DC
+#define K_HALF_FLOAT 0x10DD
+#define K_FLOAT 0x10DE
+
+/* Sampler bits (kernel_abi.h, = opencl-c-base.h's CLK_*). */
+#define S_NORMALIZED 0x01u
+#define S_ADDRESS(s) ((s) & 0x0Eu)
+#define S_CLAMP_TO_EDGE 0x02u
+#define S_CLAMP 0x04u
+#define S_REPEAT 0x06u
+#define S_MIRRORED_REPEAT 0x08u
+#define S_LINEAR 0x20u
+
+/* Geometry of a coordinate: which components address x, y, z (slice) and the layer. */
+#define G_1D 1  /* x (1D and 1D buffer) */
+#define G_1DA 2 /* x, layer in .y */
+#define G_2D 3  /* x, y */
+#define G_2DA 4 /* x, y, layer in .z */
+#define G_3D 5  /* x, y, z */
+
+/* Element loads and stores at any byte address (host-pointer images need not be aligned). */
+#define UNALIGNED(T) typedef T T##_u __attribute__((aligned(1)));
+#define UNALIGNED_VECTOR(T) \
+  typedef T T##2_u __attribute__((ext_vector_type(2), aligned(1))); \
+  typedef T T##4_u __attribute__((ext_vector_type(4), aligned(1)));
+#define UNALIGNED_ALL(T) UNALIGNED(T) UNALIGNED_VECTOR(T)
+UNALIGNED_ALL(uchar)
+UNALIGNED_ALL(char)
+UNALIGNED_ALL(ushort)
+UNALIGNED_ALL(short)
+UNALIGNED_ALL(uint)
+UNALIGNED_ALL(int)
+UNALIGNED_ALL(float)
+
+/* Compiler-provided conversions (opaque_types.cpp). */
+#define IMAGE_DESC_DECL(ACC, T) kimg OVL __kiln_image_desc(ACC T image);
+#define IMAGE_DESC_ALL(T) IMAGE_DESC_DECL(read_only, T) IMAGE_DESC_DECL(write_only, T) IMAGE_DESC_DECL(read_write, T)
+IMAGE_DESC_ALL(image1d_t)
+IMAGE_DESC_ALL(image1d_buffer_t)
+IMAGE_DESC_ALL(image1d_array_t)
+IMAGE_DESC_ALL(image2d_t)
+IMAGE_DESC_ALL(image2d_array_t)
+IMAGE_DESC_ALL(image3d_t)
+IMAGE_DESC_ALL(image2d_depth_t)
+IMAGE_DESC_ALL(image2d_array_depth_t)
+uint __kiln_sampler_bits(sampler_t sampler);
+
+/* From the library's vector_load_store_half.cl. */
+float4 OVL vload_half4(size_t i, const __global half *p);
+float2 OVL vload_half2(size_t i, const __global half *p);
+float OVL vload_half(size_t i, const __global half *p);
+void OVL vstore_half4_rte(float4 v, size_t i, __global half *p);
+void OVL vstore_half2_rte(float2 v, size_t i, __global half *p);
+void OVL vstore_half_rte(float v, size_t i, __global half *p);
+
+#define FMIN(a, b) __builtin_elementwise_min(a, b)
+#define FMAX(a, b) __builtin_elementwise_max(a, b)
+#define CLAMP(x, lo, hi) FMIN(FMAX(x, lo), hi) /* NaN -> lo */
+
+static inline uint kiln_channels(uint order) { return order == K_RGBA || order == K_BGRA || order == K_sRGBA ? 4 : order == K_RG ? 2 : 1; }
+
+static inline __global uchar *kiln_address(kimg im, int x, int y, int z) {
+  return im->data + (size_t)x * im->element_size + (size_t)y * im->row_pitch + (size_t)z * im->slice_pitch;
+}
+/* z is a 3D slice or an array layer: one of depth and array_size is 1. */
+static inline bool kiln_inside(kimg im, int x, int y, int z) {
+  return (uint)x < (uint)im->width && (uint)y < (uint)im->height && (uint)z < (uint)(im->depth * im->array_size);
+}
+
+/* ---- Loads: one element as read_image* returns it ---- */
+
+/* n channels of type T (1, 2 or 4), the rest 0. */
+#define LOAD_N(T, p, n)                                                                     \
+  ({                                                                                        \
+    T##4 v_ = 0;                                                                            \
+    if ((n) == 4) v_ = *(const __global T##4_u *)(p);                                       \
+    else if ((n) == 2) v_.xy = *(const __global T##2_u *)(p);                               \
+    else v_.x = *(const __global T##_u *)(p);                                               \
+    v_;                                                                                     \
+  })
+#define STORE_N(T, p, n, v)                                                                 \
+  do {                                                                                      \
+    if ((n) == 4) *(__global T##4_u *)(p) = (v);                                            \
+    else if ((n) == 2) *(__global T##2_u *)(p) = (v).xy;                                    \
+    else *(__global T##_u *)(p) = (v).x;                                                    \
+  } while (0)
+
+static inline float kiln_srgb_to_linear(float c) {
+  return c <= 0.04045f ? c / 12.92f : __builtin_powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
+/* Stored channels -> (r, g, b, a): missing components 0, alpha `one`. */
+#define COMPLETE(T, v, order, one)                                                          \
+  ((order) == K_RGBA || (order) == K_sRGBA ? (v)                                            \
+   : (order) == K_BGRA                     ? (v).zyxw                                       \
+   : (order) == K_RG                       ? (T##4)((v).x, (v).y, 0, one)                   \
+                                           : (T##4)((v).x, 0, 0, one))
+
+static inline float4 kiln_load_f(kimg im, const __global uchar *p) {
+  uint n = kiln_channels(im->order);
+  float4 c;
+  switch (im->type) {
+  case K_UNORM_INT8: c = __builtin_convertvector(LOAD_N(uchar, p, n), float4) / 255.0f; break;
+  case K_UNORM_INT16: c = __builtin_convertvector(LOAD_N(ushort, p, n), float4) / 65535.0f; break;
+  case K_SNORM_INT8: c = FMAX(__builtin_convertvector(LOAD_N(char, p, n), float4) / 127.0f, (float4)-1.0f); break;
+  case K_SNORM_INT16: c = FMAX(__builtin_convertvector(LOAD_N(short, p, n), float4) / 32767.0f, (float4)-1.0f); break;
+  case K_HALF_FLOAT: {
+    const __global half *h = (const __global half *)p;
+    c = n == 4 ? vload_half4(0, h) : n == 2 ? (float4)(vload_half2(0, h), 0, 0) : (float4)(vload_half(0, h), 0, 0, 0);
+    break;
+  }
+  default: c = LOAD_N(float, p, n); break; /* K_FLOAT (read_imagef of integer formats is undefined) */
+  }
+  if (im->order == K_sRGBA) c = (float4)(kiln_srgb_to_linear(c.x), kiln_srgb_to_linear(c.y), kiln_srgb_to_linear(c.z), c.w);
+  return COMPLETE(float, c, im->order, 1.0f);
+}
+
+static inline int4 kiln_load_i(kimg im, const __global uchar *p) {
+  uint n = kiln_channels(im->order);
+  int4 c;
+  switch (im->type) {
+  case K_SIGNED_INT8: c = __builtin_convertvector(LOAD_N(char, p, n), int4); break;
+  case K_SIGNED_INT16: c = __builtin_convertvector(LOAD_N(short, p, n), int4); break;
+  default: c = LOAD_N(int, p, n); break; /* K_SIGNED_INT32 */
+  }
+  return COMPLETE(int, c, im->order, 1);
+}
+
+static inline uint4 kiln_load_ui(kimg im, const __global uchar *p) {
+  uint n = kiln_channels(im->order);
+  uint4 c;
+  switch (im->type) {
+  case K_UNSIGNED_INT8: c = __builtin_convertvector(LOAD_N(uchar, p, n), uint4); break;
+  case K_UNSIGNED_INT16: c = __builtin_convertvector(LOAD_N(ushort, p, n), uint4); break;
+  default: c = LOAD_N(uint, p, n); break; /* K_UNSIGNED_INT32 */
+  }
+  return COMPLETE(uint, c, im->order, 1u);
+}
+
+/* Border color (CLK_ADDRESS_CLAMP): 0, with alpha 1 for orders without alpha. */
+static inline bool kiln_border_alpha_one(kimg im) { return im->order == K_R || im->order == K_RG || im->order == K_DEPTH; }
+
+static inline float4 kiln_texel_f(kimg im, int x, int y, int z) {
+  if (!kiln_inside(im, x, y, z)) return (float4)(0.0f, 0.0f, 0.0f, kiln_border_alpha_one(im) ? 1.0f : 0.0f);
+  return kiln_load_f(im, kiln_address(im, x, y, z));
+}
+static inline int4 kiln_texel_i(kimg im, int x, int y, int z) {
+  if (!kiln_inside(im, x, y, z)) return (int4)(0, 0, 0, kiln_border_alpha_one(im) ? 1 : 0);
+  return kiln_load_i(im, kiln_address(im, x, y, z));
+}
+static inline uint4 kiln_texel_ui(kimg im, int x, int y, int z) {
+  if (!kiln_inside(im, x, y, z)) return (uint4)(0, 0, 0, kiln_border_alpha_one(im) ? 1 : 0);
+  return kiln_load_ui(im, kiln_address(im, x, y, z));
+}
+
+/* ---- Addressing and filtering ---- */
+
+/* floor(u) as an int, u first clamped to [-1, size] so that the conversion is defined
+ * (NaN gives -1: outside). */
+static inline int kiln_floor_index(float u, int size) {
+  return (int)__builtin_floorf(CLAMP(u, -1.0f, (float)size));
+}
+
+/* Nearest filtering: the element index along one axis. */
+static inline int kiln_nearest(float c, int size, uint s) {
+  float n = (float)size;
+  if (s & S_NORMALIZED) {
+    if (S_ADDRESS(s) == S_REPEAT) {
+      int i = kiln_floor_index((c - __builtin_floorf(c)) * n, size);
+      return i > size - 1 ? i - size : i;
+    }
+    if (S_ADDRESS(s) == S_MIRRORED_REPEAT) {
+      float m = __builtin_fabsf(c - 2.0f * __builtin_rintf(0.5f * c));
+      int i = kiln_floor_index(m * n, size);
+      return i < size - 1 ? i : size - 1;
+    }
+    c *= n;
+  }
+  int i = kiln_floor_index(c, size);
+  return S_ADDRESS(s) == S_CLAMP_TO_EDGE ? (i < 0 ? 0 : i > size - 1 ? size - 1 : i) : i;
+}
+
+/* Linear filtering: the two element indices along one axis and the weight of the second. */
+static inline int2 kiln_linear(float c, int size, uint s, float *weight) {
+  float n = (float)size;
+  bool repeat = (s & S_NORMALIZED) && S_ADDRESS(s) == S_REPEAT;
+  bool mirrored = (s & S_NORMALIZED) && S_ADDRESS(s) == S_MIRRORED_REPEAT;
+  float u = repeat     ? (c - __builtin_floorf(c)) * n
+            : mirrored ? __builtin_fabsf(c - 2.0f * __builtin_rintf(0.5f * c)) * n
+            : (s & S_NORMALIZED) ? c * n
+                                 : c;
+  float t = CLAMP(u, -1.0f, n + 1.0f) - 0.5f; /* keeps the indices in range of int */
+  float f = __builtin_floorf(t);
+  *weight = t - f;
+  int i0 = (int)f, i1 = i0 + 1;
+  if (repeat) {
+    if (i0 < 0) i0 += size;
+    if (i1 > size - 1) i1 -= size;
+  } else if (mirrored || S_ADDRESS(s) == S_CLAMP_TO_EDGE) {
+    i0 = i0 < 0 ? 0 : i0 > size - 1 ? size - 1 : i0;
+    i1 = i1 < 0 ? 0 : i1 > size - 1 ? size - 1 : i1;
+  }
+  return (int2)(i0, i1);
+}
+
+/* The array layer of a float coordinate: clamp(rint(c), 0, array_size - 1). */
+static inline int kiln_layer(kimg im, float c) {
+  return (int)CLAMP(__builtin_rintf(c), 0.0f, (float)(im->array_size - 1));
+}
+
+static inline float4 kiln_sample_f(kimg im, uint s, float4 c, int g) {
+  int layer = g == G_1DA ? kiln_layer(im, c.y) : g == G_2DA ? kiln_layer(im, c.z) : 0;
+  bool two = g >= G_2D, three = g == G_3D;
+  if (!(s & S_LINEAR)) {
+    int x = kiln_nearest(c.x, im->width, s);
+    int y = two ? kiln_nearest(c.y, im->height, s) : 0;
+    int z = three ? kiln_nearest(c.z, im->depth, s) : layer;
+    return kiln_texel_f(im, x, y, z);
+  }
+  float a, b, d;
+  int2 X = kiln_linear(c.x, im->width, s, &a);
+  if (!two)
+    return (1.0f - a) * kiln_texel_f(im, X.x, 0, layer) + a * kiln_texel_f(im, X.y, 0, layer);
+  int2 Y = kiln_linear(c.y, im->height, s, &b);
+  int2 Z = three ? kiln_linear(c.z, im->depth, s, &d) : (int2)(layer, layer);
+  float4 near = (1.0f - a) * (1.0f - b) * kiln_texel_f(im, X.x, Y.x, Z.x) + a * (1.0f - b) * kiln_texel_f(im, X.y, Y.x, Z.x) +
+                (1.0f - a) * b * kiln_texel_f(im, X.x, Y.y, Z.x) + a * b * kiln_texel_f(im, X.y, Y.y, Z.x);
+  if (!three) return near;
+  float4 far = (1.0f - a) * (1.0f - b) * kiln_texel_f(im, X.x, Y.x, Z.y) + a * (1.0f - b) * kiln_texel_f(im, X.y, Y.x, Z.y) +
+               (1.0f - a) * b * kiln_texel_f(im, X.x, Y.y, Z.y) + a * b * kiln_texel_f(im, X.y, Y.y, Z.y);
+  return (1.0f - d) * near + d * far;
+}
+
+/* Integer formats: nearest filtering only (linear is undefined for them). */
+#define SAMPLE_INT(NAME, R, TEXEL)                                                          \
+  static inline R NAME(kimg im, uint s, float4 c, int g) {                                  \
+    int layer = g == G_1DA ? kiln_layer(im, c.y) : g == G_2DA ? kiln_layer(im, c.z) : 0;     \
+    int x = kiln_nearest(c.x, im->width, s);                                                \
+    int y = g >= G_2D ? kiln_nearest(c.y, im->height, s) : 0;                               \
+    int z = g == G_3D ? kiln_nearest(c.z, im->depth, s) : layer;                            \
+    return TEXEL(im, x, y, z);                                                              \
+  }
+SAMPLE_INT(kiln_sample_i, int4, kiln_texel_i)
+SAMPLE_INT(kiln_sample_ui, uint4, kiln_texel_ui)
+
+/* Samplerless reads and writes: integer coordinates as they are. */
+#define X_OF(c, g) (c).x
+#define Y_OF(c, g) ((g) >= G_2D ? (c).y : 0)
+#define Z_OF(c, g) ((g) == G_1DA ? (c).y : (g) >= G_2DA ? (c).z : 0)
+#define FETCH(NAME, R, TEXEL) \
+  static inline R NAME(kimg im, int4 c, int g) { return TEXEL(im, X_OF(c, g), Y_OF(c, g), Z_OF(c, g)); }
+FETCH(kiln_fetch_f, float4, kiln_texel_f)
+FETCH(kiln_fetch_i, int4, kiln_texel_i)
+FETCH(kiln_fetch_ui, uint4, kiln_texel_ui)
+
+/* ---- Stores: a color converted to the element's format ---- */
+
+static inline __global uchar *kiln_store_address(kimg im, int4 c, int g) {
+  int x = X_OF(c, g), y = Y_OF(c, g), z = Z_OF(c, g);
+  return kiln_inside(im, x, y, z) ? kiln_address(im, x, y, z) : 0;
+}
+
+static inline void kiln_store_f(kimg im, int4 coord, int g, float4 v) {
+  __global uchar *p = kiln_store_address(im, coord, g);
+  if (!p) return;
+  if (im->order == K_BGRA) v = v.zyxw;
+  uint n = kiln_channels(im->order);
+  switch (im->type) {
+  case K_UNORM_INT8: STORE_N(uchar, p, n, __builtin_convertvector(__builtin_elementwise_rint(CLAMP(v * 255.0f, (float4)0.0f, (float4)255.0f)), uchar4)); break;
+  case K_UNORM_INT16: STORE_N(ushort, p, n, __builtin_convertvector(__builtin_elementwise_rint(CLAMP(v * 65535.0f, (float4)0.0f, (float4)65535.0f)), ushort4)); break;
+  case K_SNORM_INT8: STORE_N(char, p, n, __builtin_convertvector(__builtin_elementwise_rint(CLAMP(v * 127.0f, (float4)-128.0f, (float4)127.0f)), char4)); break;
+  case K_SNORM_INT16: STORE_N(short, p, n, __builtin_convertvector(__builtin_elementwise_rint(CLAMP(v * 32767.0f, (float4)-32768.0f, (float4)32767.0f)), short4)); break;
+  case K_HALF_FLOAT: {
+    __global half *h = (__global half *)p;
+    if (n == 4) vstore_half4_rte(v, 0, h);
+    else if (n == 2) vstore_half2_rte(v.xy, 0, h);
+    else vstore_half_rte(v.x, 0, h);
+    break;
+  }
+  default: STORE_N(float, p, n, v); break; /* K_FLOAT */
+  }
+}
+
+static inline void kiln_store_i(kimg im, int4 coord, int g, int4 v) {
+  __global uchar *p = kiln_store_address(im, coord, g);
+  if (!p) return;
+  if (im->order == K_BGRA) v = v.zyxw;
+  uint n = kiln_channels(im->order);
+  switch (im->type) {
+  case K_SIGNED_INT8: STORE_N(char, p, n, __builtin_convertvector(__builtin_elementwise_min(__builtin_elementwise_max(v, (int4)-128), (int4)127), char4)); break;
+  case K_SIGNED_INT16: STORE_N(short, p, n, __builtin_convertvector(__builtin_elementwise_min(__builtin_elementwise_max(v, (int4)-32768), (int4)32767), short4)); break;
+  default: STORE_N(int, p, n, v); break; /* K_SIGNED_INT32 */
+  }
+}
+
+static inline void kiln_store_ui(kimg im, int4 coord, int g, uint4 v) {
+  __global uchar *p = kiln_store_address(im, coord, g);
+  if (!p) return;
+  if (im->order == K_BGRA) v = v.zyxw;
+  uint n = kiln_channels(im->order);
+  switch (im->type) {
+  case K_UNSIGNED_INT8: STORE_N(uchar, p, n, __builtin_convertvector(__builtin_elementwise_min(v, (uint4)255), uchar4)); break;
+  case K_UNSIGNED_INT16: STORE_N(ushort, p, n, __builtin_convertvector(__builtin_elementwise_min(v, (uint4)65535), ushort4)); break;
+  default: STORE_N(uint, p, n, v); break; /* K_UNSIGNED_INT32 */
+  }
+}
+
+/* ---- The OpenCL C functions ---- */
+
+/* Coordinates widened to 4 components. */
+static inline OVLI float4 kiln_f4(float c) { return (float4)(c, 0.0f, 0.0f, 0.0f); }
+static inline OVLI float4 kiln_f4(float2 c) { return (float4)(c, 0.0f, 0.0f); }
+static inline OVLI float4 kiln_f4(float4 c) { return c; }
+static inline OVLI float4 kiln_f4(int c) { return (float4)((float)c, 0.0f, 0.0f, 0.0f); }
+static inline OVLI float4 kiln_f4(int2 c) { return (float4)(__builtin_convertvector(c, float2), 0.0f, 0.0f); }
+static inline OVLI float4 kiln_f4(int4 c) { return __builtin_convertvector(c, float4); }
+static inline OVLI int4 kiln_i4(int c) { return (int4)(c, 0, 0, 0); }
+static inline OVLI int4 kiln_i4(int2 c) { return (int4)(c, 0, 0); }
+static inline OVLI int4 kiln_i4(int4 c) { return c; }
+
+#define IMG(i) __kiln_image_desc(i)
+#define BITS(s) __kiln_sampler_bits(s)
+
+/* read_image{f,i,ui} with a sampler, float and integer coordinates (read_only images).
+ * Integer coordinates go through the same addressing: floor() of an exact integer is
+ * itself, and the spec allows them only unnormalized with nearest filtering. */
+#define SAMPLED(T, G, FC, IC)                                                                                  \
+  OVLI float4 read_imagef(read_only T im, sampler_t s, FC c) { return kiln_sample_f(IMG(im), BITS(s), kiln_f4(c), G); } \
+  OVLI float4 read_imagef(read_only T im, sampler_t s, IC c) { return kiln_sample_f(IMG(im), BITS(s), kiln_f4(c), G); } \
+  OVLI int4 read_imagei(read_only T im, sampler_t s, FC c) { return kiln_sample_i(IMG(im), BITS(s), kiln_f4(c), G); }   \
+  OVLI int4 read_imagei(read_only T im, sampler_t s, IC c) { return kiln_sample_i(IMG(im), BITS(s), kiln_f4(c), G); }   \
+  OVLI uint4 read_imageui(read_only T im, sampler_t s, FC c) { return kiln_sample_ui(IMG(im), BITS(s), kiln_f4(c), G); } \
+  OVLI uint4 read_imageui(read_only T im, sampler_t s, IC c) { return kiln_sample_ui(IMG(im), BITS(s), kiln_f4(c), G); }
+SAMPLED(image1d_t, G_1D, float, int)
+SAMPLED(image1d_array_t, G_1DA, float2, int2)
+SAMPLED(image2d_t, G_2D, float2, int2)
+SAMPLED(image2d_array_t, G_2DA, float4, int4)
+SAMPLED(image3d_t, G_3D, float4, int4)
+
+/* Samplerless reads (read_only and read_write images). */
+#define FETCHES(ACC, T, G, IC)                                                                       \
+  OVLI float4 read_imagef(ACC T im, IC c) { return kiln_fetch_f(IMG(im), kiln_i4(c), G); }          \
+  OVLI int4 read_imagei(ACC T im, IC c) { return kiln_fetch_i(IMG(im), kiln_i4(c), G); }            \
+  OVLI uint4 read_imageui(ACC T im, IC c) { return kiln_fetch_ui(IMG(im), kiln_i4(c), G); }
+/* Writes (write_only and read_write images). */
+#define WRITES(ACC, T, G, IC)                                                                                 \
+  OVLI void write_imagef(ACC T im, IC c, float4 v) { kiln_store_f(IMG(im), kiln_i4(c), G, v); }             \
+  OVLI void write_imagei(ACC T im, IC c, int4 v) { kiln_store_i(IMG(im), kiln_i4(c), G, v); }               \
+  OVLI void write_imageui(ACC T im, IC c, uint4 v) { kiln_store_ui(IMG(im), kiln_i4(c), G, v); }
+#define READ_WRITE_ALL(M)                                  \
+  M(image1d_t, G_1D, int)                                  \
+  M(image1d_buffer_t, G_1D, int)                           \
+  M(image1d_array_t, G_1DA, int2)                          \
+  M(image2d_t, G_2D, int2)                                 \
+  M(image2d_array_t, G_2DA, int4)                          \
+  M(image3d_t, G_3D, int4)
+#define FETCHES_RO(T, G, IC) FETCHES(read_only, T, G, IC)
+#define FETCHES_RW(T, G, IC) FETCHES(read_write, T, G, IC)
+#define WRITES_WO(T, G, IC) WRITES(write_only, T, G, IC)
+#define WRITES_RW(T, G, IC) WRITES(read_write, T, G, IC)
+READ_WRITE_ALL(FETCHES_RO)
+READ_WRITE_ALL(FETCHES_RW)
+READ_WRITE_ALL(WRITES_WO)
+READ_WRITE_ALL(WRITES_RW)
+
+/* Depth images (cl_khr_depth_images): one float. */
+#define DEPTH(T, G, FC, IC)                                                                                   \
+  OVLI float read_imagef(read_only T im, sampler_t s, FC c) { return kiln_sample_f(IMG(im), BITS(s), kiln_f4(c), G).x; } \
+  OVLI float read_imagef(read_only T im, sampler_t s, IC c) { return kiln_sample_f(IMG(im), BITS(s), kiln_f4(c), G).x; } \
+  OVLI float read_imagef(read_only T im, IC c) { return kiln_fetch_f(IMG(im), kiln_i4(c), G).x; }                      \
+  OVLI float read_imagef(read_write T im, IC c) { return kiln_fetch_f(IMG(im), kiln_i4(c), G).x; }                     \
+  OVLI void write_imagef(write_only T im, IC c, float v) { kiln_store_f(IMG(im), kiln_i4(c), G, (float4)(v, 0.0f, 0.0f, 0.0f)); } \
+  OVLI void write_imagef(read_write T im, IC c, float v) { kiln_store_f(IMG(im), kiln_i4(c), G, (float4)(v, 0.0f, 0.0f, 0.0f)); }
+DEPTH(image2d_depth_t, G_2D, float2, int2)
+DEPTH(image2d_array_depth_t, G_2DA, float4, int4)
+
+/* Queries, for every access qualifier. */
+#define QUERIES_COMMON(ACC, T)                                                              \
+  OVLI int get_image_width(ACC T im) { return IMG(im)->width; }                             \
+  OVLI int get_image_channel_data_type(ACC T im) { return (int)IMG(im)->type; }             \
+  OVLI int get_image_channel_order(ACC T im) { return (int)IMG(im)->order; }
+#define QUERIES_HEIGHT(ACC, T) OVLI int get_image_height(ACC T im) { return IMG(im)->height; }
+#define QUERIES_ARRAY(ACC, T) OVLI size_t get_image_array_size(ACC T im) { return (size_t)IMG(im)->array_size; }
+#define QUERIES_DIM2(ACC, T) OVLI int2 get_image_dim(ACC T im) { return (int2)(IMG(im)->width, IMG(im)->height); }
+#define QUERIES_ACCESS(ACC)                                                                 \
+  QUERIES_COMMON(ACC, image1d_t)                                                            \
+  QUERIES_COMMON(ACC, image1d_buffer_t)                                                     \
+  QUERIES_COMMON(ACC, image1d_array_t) QUERIES_ARRAY(ACC, image1d_array_t)                  \
+  QUERIES_COMMON(ACC, image2d_t) QUERIES_HEIGHT(ACC, image2d_t) QUERIES_DIM2(ACC, image2d_t) \
+  QUERIES_COMMON(ACC, image2d_array_t) QUERIES_HEIGHT(ACC, image2d_array_t)                 \
+  QUERIES_DIM2(ACC, image2d_array_t) QUERIES_ARRAY(ACC, image2d_array_t)                    \
+  QUERIES_COMMON(ACC, image2d_depth_t) QUERIES_HEIGHT(ACC, image2d_depth_t)                 \
+  QUERIES_DIM2(ACC, image2d_depth_t)                                                        \
+  QUERIES_COMMON(ACC, image2d_array_depth_t) QUERIES_HEIGHT(ACC, image2d_array_depth_t)     \
+  QUERIES_DIM2(ACC, image2d_array_depth_t) QUERIES_ARRAY(ACC, image2d_array_depth_t)        \
+  QUERIES_COMMON(ACC, image3d_t) QUERIES_HEIGHT(ACC, image3d_t)                             \
+  OVLI int get_image_depth(ACC image3d_t im) { return IMG(im)->depth; }                     \
+  OVLI int4 get_image_dim(ACC image3d_t im) { return (int4)(IMG(im)->width, IMG(im)->height, IMG(im)->depth, 0); }
+QUERIES_ACCESS(read_only)
+QUERIES_ACCESS(write_only)
+QUERIES_ACCESS(read_write)
