@@ -8,27 +8,12 @@
  * scheduling controls (cl_arm_scheduling_controls: a compute-unit limit, a work-group
  * batch size), showing Kiln's scheduling trace, and runs a kernel on a compute-family
  * queue while a copy-family queue copies a large buffer (cl_intel_command_queue_families),
- * checking every value it gets back. */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/kiln_command_buffer.h> /* first: 0.9.7 declarations over older system headers */
-#include <CL/cl_ext_qcom.h>
-#include <CL/kiln_arm_scheduling_controls.h>
+ * and blurs a picture held in an image over a buffer through a sampler in a command
+ * buffer (image_pipeline.c), checking every value it gets back. */
+#include "demo.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cl_int check_err_ = (call);                                                \
-    if (check_err_ != CL_SUCCESS) {                                            \
-      fprintf(stderr, "%s:%d: %s failed with %d\n", __FILE__, __LINE__, #call, \
-              check_err_);                                                     \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
 
 static cl_platform_id find_kiln(void) {
   cl_uint count = 0;
@@ -44,8 +29,6 @@ static cl_platform_id find_kiln(void) {
   free(platforms);
   return found;
 }
-
-#define GET_FUNCTION(platform, name) ((__typeof__(&name))clGetExtensionFunctionAddressForPlatform(platform, #name))
 
 /* cl_khr_command_buffer: "copy the frame in, transform it, copy it out" is recorded once,
  * with sync points between the steps, and replayed for every frame. Returns wrong values. */
@@ -525,6 +508,7 @@ int main(void) {
   wrong += imported_memory(platform, device, context, work);
   wrong += scheduling_controls(device, context);
   wrong += queue_families(device, context);
+  wrong += image_pipeline(platform, device, context, work);
   if (trace_fd >= 0) unlink(trace_path);
 
   CHECK(clReleaseEvent(uploaded));

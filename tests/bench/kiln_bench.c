@@ -4,12 +4,11 @@
  *
  *   kiln_bench [--platform NAME] [--quick] [--only LIST]
  *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,recording,sched,families,
- *         heavy,build
+ *         heavy,images,build
  *
  * Performance is measured here, never asserted in tests. */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
 
+#include "bench.h"
 #include "kiln_test_hash64.h"
 
 #include <math.h>
@@ -22,25 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK(call)                                                                    \
-  do {                                                                                 \
-    cl_int check_err_ = (call);                                                        \
-    if (check_err_ != CL_SUCCESS) {                                                    \
-      fprintf(stderr, "%s:%d: %s failed with %d\n", __FILE__, __LINE__, #call, check_err_); \
-      exit(2);                                                                         \
-    }                                                                                  \
-  } while (0)
-
-struct bench_env {
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_context context;
-  cl_command_queue queue;
-  bool quick;
-  char platform_name[128];
-};
-
-static double now_us(void) {
+double now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
@@ -51,17 +32,17 @@ static int compare_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double median(double *values, size_t n) {
+double median(double *values, size_t n) {
   qsort(values, n, sizeof *values, compare_double);
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-static void report(const char *platform, const char *what, double value, const char *unit) {
+void report(const char *platform, const char *what, double value, const char *unit) {
   printf("%-10s %-44s %12.3f %s\n", platform, what, value, unit);
   fflush(stdout);
 }
 
-static void fail(const char *what) {
+void fail(const char *what) {
   fprintf(stderr, "kiln_bench: %s: WRONG RESULT\n", what);
   exit(1);
 }
@@ -89,7 +70,7 @@ static cl_platform_id find_platform(const char *name, char *found_name, size_t f
   return found;
 }
 
-static cl_program build(struct bench_env *env, const char *source, const char *options) {
+cl_program build(struct bench_env *env, const char *source, const char *options) {
   cl_int err;
   cl_program program = clCreateProgramWithSource(env->context, 1, &source, NULL, &err);
   CHECK(err);
@@ -103,14 +84,14 @@ static cl_program build(struct bench_env *env, const char *source, const char *o
   return program;
 }
 
-static cl_kernel kernel_of(cl_program program, const char *name) {
+cl_kernel kernel_of(cl_program program, const char *name) {
   cl_int err;
   cl_kernel kernel = clCreateKernel(program, name, &err);
   CHECK(err);
   return kernel;
 }
 
-static cl_mem buffer(struct bench_env *env, cl_mem_flags flags, size_t size, void *host) {
+cl_mem buffer(struct bench_env *env, cl_mem_flags flags, size_t size, void *host) {
   cl_int err;
   cl_mem mem = clCreateBuffer(env->context, flags, size, host, &err);
   CHECK(err);
@@ -119,7 +100,7 @@ static cl_mem buffer(struct bench_env *env, cl_mem_flags flags, size_t size, voi
 
 /* One warm-up launch (so one-time costs are not timed), then the best of `reps` timed
  * enqueue+finish pairs, in microseconds. */
-static double best_launch_us(struct bench_env *env, cl_kernel kernel, cl_uint dims, const size_t *global,
+double best_launch_us(struct bench_env *env, cl_kernel kernel, cl_uint dims, const size_t *global,
                              const size_t *local, int reps) {
   CHECK(clEnqueueNDRangeKernel(env->queue, kernel, dims, NULL, global, local, 0, NULL, NULL));
   CHECK(clFinish(env->queue));
@@ -1026,6 +1007,7 @@ int main(int argc, char **argv) {
   if (selected(only, "sched")) bench_scheduling_controls(&env);
   if (selected(only, "families")) bench_queue_families(&env);
   if (selected(only, "heavy")) bench_heavy_groups(&env);
+  if (selected(only, "images")) bench_images(&env);
   clReleaseCommandQueue(env.queue);
   clReleaseContext(env.context);
   return 0;

@@ -98,6 +98,10 @@ void OVL vstore_half_rte(float v, size_t i, __global half *p);
 #define FMIN(a, b) __builtin_elementwise_min(a, b)
 #define FMAX(a, b) __builtin_elementwise_max(a, b)
 #define CLAMP(x, lo, hi) FMIN(FMAX(x, lo), hi) /* NaN -> lo */
+/* Normalized integer channels from floats: scaled, NaN to 0 (the spec's choice for
+ * conversions), saturated, rounded to nearest even. */
+#define TO_NORMALIZED(v, scale, lo, hi, T4) \
+  __builtin_convertvector(__builtin_elementwise_rint(CLAMP((v) == (v) ? (v) * (scale) : 0.0f, (float4)(lo), (float4)(hi))), T4)
 
 static inline uint kiln_channels(uint order) { return order == K_RGBA || order == K_BGRA || order == K_sRGBA ? 4 : order == K_RG ? 2 : 1; }
 
@@ -308,10 +312,10 @@ static inline void kiln_store_f(kimg im, int4 coord, int g, float4 v) {
   if (im->order == K_BGRA) v = v.zyxw;
   uint n = kiln_channels(im->order);
   switch (im->type) {
-  case K_UNORM_INT8: STORE_N(uchar, p, n, __builtin_convertvector(__builtin_elementwise_rint(CLAMP(v * 255.0f, (float4)0.0f, (float4)255.0f)), uchar4)); break;
-  case K_UNORM_INT16: STORE_N(ushort, p, n, __builtin_convertvector(__builtin_elementwise_rint(CLAMP(v * 65535.0f, (float4)0.0f, (float4)65535.0f)), ushort4)); break;
-  case K_SNORM_INT8: STORE_N(char, p, n, __builtin_convertvector(__builtin_elementwise_rint(CLAMP(v * 127.0f, (float4)-128.0f, (float4)127.0f)), char4)); break;
-  case K_SNORM_INT16: STORE_N(short, p, n, __builtin_convertvector(__builtin_elementwise_rint(CLAMP(v * 32767.0f, (float4)-32768.0f, (float4)32767.0f)), short4)); break;
+  case K_UNORM_INT8: STORE_N(uchar, p, n, TO_NORMALIZED(v, 255.0f, 0.0f, 255.0f, uchar4)); break;
+  case K_UNORM_INT16: STORE_N(ushort, p, n, TO_NORMALIZED(v, 65535.0f, 0.0f, 65535.0f, ushort4)); break;
+  case K_SNORM_INT8: STORE_N(char, p, n, TO_NORMALIZED(v, 127.0f, -128.0f, 127.0f, char4)); break;
+  case K_SNORM_INT16: STORE_N(short, p, n, TO_NORMALIZED(v, 32767.0f, -32768.0f, 32767.0f, short4)); break;
   case K_HALF_FLOAT: {
     __global half *h = (__global half *)p;
     if (n == 4) vstore_half4_rte(v, 0, h);

@@ -594,10 +594,20 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     switch (a.kind) {
       case KILN_ARG_GLOBAL_PTR:
       case KILN_ARG_CONSTANT_PTR:
-      case KILN_ARG_IMAGE:    // a pointer to the image's struct kiln_device_image
       case KILN_ARG_SAMPLER:  // its bits, as a pointer (opaque_types.cpp)
         call_args.push_back(b.CreateAlignedLoad(param->getType(), slot, Align(8)));
         break;
+      case KILN_ARG_IMAGE: {
+        // The image's struct kiln_device_image, copied into this launcher call's frame: the
+        // kernel's stores cannot alias a private copy, so its fields become values computed
+        // once per call instead of loads after every write_image (SROA, LICM).
+        Value *view = b.CreateAlignedLoad(b.getPtrTy(), slot, Align(8));
+        AllocaInst *copy = b.CreateAlloca(b.getInt8Ty(), b.getInt64(sizeof(kiln_device_image)), "image_view");
+        copy->setAlignment(Align(alignof(kiln_device_image)));
+        b.CreateMemCpy(copy, copy->getAlign(), view, Align(alignof(kiln_device_image)), sizeof(kiln_device_image));
+        call_args.push_back(b.CreateAddrSpaceCast(copy, param->getType()));
+        break;
+      }
       case KILN_ARG_LOCAL_PTR: {
         Value *offset = b.CreateAlignedLoad(i64, slot, Align(8));
         Value *p = b.CreateInBoundsGEP(b.getInt8Ty(), local_base, offset);

@@ -233,7 +233,12 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
     unsigned as = (unsigned)md_int(addr, i, 0);
     StringRef type_name = md_string(types, i);
     uint64_t slot_size = 8, slot_align = 8;
-    switch (as) {
+    auto *opaque = dyn_cast<TargetExtType>(arg->getType());
+    if (opaque && opaque->getName() == "spirv.Image") {  // __global in the metadata, a view in the block
+      a.kind = KILN_ARG_IMAGE;
+      a.address_qualifier = CL_KERNEL_ARG_ADDRESS_GLOBAL;
+      a.size = sizeof(cl_mem);
+    } else switch (as) {
       case AS_GLOBAL:
         a.kind = KILN_ARG_GLOBAL_PTR;
         a.address_qualifier = CL_KERNEL_ARG_ADDRESS_GLOBAL;
@@ -258,11 +263,6 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
           break;
         }
         Type *t = arg->hasByValAttr() ? arg->getParamByValType() : arg->getType();
-        if (isa<TargetExtType>(t) || t->isPointerTy()) {  // an image (opaque_types.cpp)
-          a.kind = KILN_ARG_IMAGE;
-          a.size = sizeof(cl_mem);
-          break;
-        }
         slot_size = dl.getTypeAllocSize(t);
         slot_align = dl.getABITypeAlign(t).value();
         if (arg->hasByValAttr()) slot_align = std::max<uint64_t>(slot_align, arg->getParamAlign().valueOrOne().value());
