@@ -1,12 +1,13 @@
 /* device_info.c: clGetDeviceInfo for the CPU device. Every OpenCL 3.0 core query is answered
- * for what Kiln implements today (no compiler, images, SVM, pipes, device-side enqueue or
- * sub-groups yet); unknown names go to the extension providers. */
+ * for what Kiln implements today (no SVM, pipes, device-side enqueue or sub-groups yet);
+ * unknown names go to the extension providers. */
 #include "runtime/device.h"
 
 
 #include "device/cpu/printf_buffer.h" /* KILN_PRINTF_BUFFER_SIZE: the per-launch buffer */
 #include "device/cpu/topology.h"
 #include "runtime/extension.h"
+#include "runtime/image.h"
 #include "runtime/info.h"
 
 #include <CL/cl_ext.h>
@@ -65,6 +66,9 @@ static const cl_name_version opencl_c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_seq_cst"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_device"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_all_devices"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_images"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_read_write_images"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_3d_image_writes"},
 };
 
 static cl_ulong device_global_mem_cache_size(const struct kiln_cpu_topology *t) {
@@ -252,25 +256,36 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
                         CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
                         CL_DEVICE_ATOMIC_SCOPE_DEVICE | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES);
 
-  /* Images: not supported, so every limit is 0. */
+  /* Images (image_limits.c, image.h): the host side of every image type, 2D images over
+   * buffers included; the same limits bound creation. */
   case CL_DEVICE_IMAGE_SUPPORT:
-    KILN_INFO_VALUE(cl_bool, CL_FALSE);
+    KILN_INFO_VALUE(cl_bool, CL_TRUE);
   case CL_DEVICE_MAX_READ_IMAGE_ARGS:
+    KILN_INFO_VALUE(cl_uint, KILN_MAX_READ_IMAGE_ARGS);
   case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
+    KILN_INFO_VALUE(cl_uint, KILN_MAX_WRITE_IMAGE_ARGS);
   case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
-  case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
-  case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
-    KILN_INFO_VALUE(cl_uint, 0);
+    KILN_INFO_VALUE(cl_uint, KILN_MAX_READ_WRITE_IMAGE_ARGS);
   case CL_DEVICE_MAX_SAMPLERS:
-    KILN_INFO_VALUE(cl_uint, 0);
+    KILN_INFO_VALUE(cl_uint, KILN_MAX_SAMPLERS);
+  case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
+    KILN_INFO_VALUE(cl_uint, (cl_uint)kiln_image_device_limits()->pitch_alignment);
+  case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
+    KILN_INFO_VALUE(cl_uint, (cl_uint)kiln_image_device_limits()->base_address_alignment);
   case CL_DEVICE_IMAGE2D_MAX_WIDTH:
+    KILN_INFO_VALUE(size_t, kiln_image_device_limits()->image2d_max_width);
   case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
+    KILN_INFO_VALUE(size_t, kiln_image_device_limits()->image2d_max_height);
   case CL_DEVICE_IMAGE3D_MAX_WIDTH:
+    KILN_INFO_VALUE(size_t, kiln_image_device_limits()->image3d_max_width);
   case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
+    KILN_INFO_VALUE(size_t, kiln_image_device_limits()->image3d_max_height);
   case CL_DEVICE_IMAGE3D_MAX_DEPTH:
+    KILN_INFO_VALUE(size_t, kiln_image_device_limits()->image3d_max_depth);
   case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
+    KILN_INFO_VALUE(size_t, kiln_image_device_limits()->image_max_buffer_size);
   case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
-    KILN_INFO_VALUE(size_t, 0);
+    KILN_INFO_VALUE(size_t, kiln_image_device_limits()->image_max_array_size);
 
   /* Pipes, device-side enqueue, sub-groups and other optional 3.0 features: unsupported. */
   case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: /* launchers run partial last groups */

@@ -1,8 +1,8 @@
 /* image_format.h: image formats (cl_image_format) as the OpenCL 3.0 API spec describes
  * them — which channel order and data type combinations exist, how many channels and
  * bytes an element has, and how a kernel reads it (float, int or uint) — and the formats
- * Kiln's device will list for each image type and access. Not yet wired: the device
- * reports no image support until images work (issue 16). */
+ * Kiln's device lists for each image type and access (clGetSupportedImageFormats, and
+ * what clCreateImage* accepts). */
 #ifndef KILN_RUNTIME_IMAGE_FORMAT_H
 #define KILN_RUNTIME_IMAGE_FORMAT_H
 

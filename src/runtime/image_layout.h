@@ -1,6 +1,6 @@
 /* image_layout.h: an image descriptor (cl_image_desc) checked as the API spec's "Image
  * Descriptor" section says, and the layout it gives: dimensions, row and slice pitch,
- * bytes. For clCreateImage* (issue 16; not wired yet). Images over a buffer are checked
+ * bytes. For clCreateImage* (image_create.c). Images over a buffer are checked
  * here for their pitch; the caller checks the buffer itself and its size. */
 #ifndef KILN_RUNTIME_IMAGE_LAYOUT_H
 #define KILN_RUNTIME_IMAGE_LAYOUT_H
@@ -9,12 +9,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The device's image limits (CL_DEVICE_IMAGE*_MAX_*; pitch alignment in pixels). */
+/* The device's image limits (CL_DEVICE_IMAGE*_MAX_*; alignments in pixels). */
 struct kiln_image_limits {
   size_t image2d_max_width, image2d_max_height;
   size_t image3d_max_width, image3d_max_height, image3d_max_depth;
   size_t image_max_array_size, image_max_buffer_size;
-  size_t pitch_alignment;
+  size_t pitch_alignment;        /* row pitch of a 2D image over a buffer */
+  size_t base_address_alignment; /* host_ptr of a USE_HOST_PTR buffer a 2D image is made over */
 };
 
 struct kiln_image_layout {

@@ -54,6 +54,11 @@ size_t kiln_image_region_offset(cl_mem_object_type type, const struct kiln_image
   return offset + origin[1] * layout->row_pitch + origin[2] * layout->slice_pitch;
 }
 
+struct kiln_image_steps kiln_image_region_steps(cl_mem_object_type type, size_t row_pitch, size_t slice_pitch) {
+  if (type == CL_MEM_OBJECT_IMAGE1D_ARRAY) return (struct kiln_image_steps){slice_pitch, slice_pitch};
+  return (struct kiln_image_steps){row_pitch, slice_pitch};
+}
+
 cl_int kiln_image_host_pitches(cl_mem_object_type type, size_t element_size, const size_t *region, size_t row_pitch,
                                size_t slice_pitch, size_t *row_out, size_t *slice_out) {
   struct kiln_image_span span = kiln_image_region_span(type, element_size, region);

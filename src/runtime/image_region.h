@@ -2,7 +2,8 @@
  * map) checked as the API spec's rules say, and the addressing of such a region
  * in an image's storage or in host memory with its own pitches. In the image's
  * own terms a 1D array's layers are its "rows of slices": origin[1] / region[1] index
- * layers, each one slice pitch apart. For the image commands (issue 16; not wired yet). */
+ * layers, each one slice pitch apart. For the image commands (image_transfer.c,
+ * image_fill.c, image_map.c). */
 #ifndef KILN_RUNTIME_IMAGE_REGION_H
 #define KILN_RUNTIME_IMAGE_REGION_H
 
@@ -25,6 +26,15 @@ struct kiln_image_span kiln_image_region_span(cl_mem_object_type type, size_t el
 /* Byte offset of a checked origin in the image's storage. */
 size_t kiln_image_region_offset(cl_mem_object_type type, const struct kiln_image_layout *layout, size_t element_size,
                                 const size_t *origin);
+
+/* How far apart in memory of `type`'s shape with these pitches one step of region[1] and
+ * one of region[2] are (a 1D array's region[1] counts layers, slice_pitch apart): with
+ * them kiln_mem_copy_rows copies a region between images of different types, host memory
+ * and buffers. */
+struct kiln_image_steps {
+  size_t step1, step2;
+};
+struct kiln_image_steps kiln_image_region_steps(cl_mem_object_type type, size_t row_pitch, size_t slice_pitch);
 
 /* The host memory pitches of clEnqueueReadImage / WriteImage for a checked region: 0 means
  * tight (row: region width × element size; slice: row pitch × rows). CL_INVALID_VALUE when

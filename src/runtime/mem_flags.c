@@ -1,5 +1,6 @@
 /* mem_flags.c: the Memory Flags table rules shared by every path that creates a
- * memory object (clCreateBuffer*, clCreateSubBuffer, extension create paths). */
+ * memory object (clCreateBuffer*, clCreateSubBuffer, clCreateImage*, extension create
+ * paths). */
 #include "runtime/mem_object.h"
 
 static bool more_than_one(cl_mem_flags bits) { return (bits & (bits - 1)) != 0; }
@@ -12,6 +13,23 @@ cl_int kiln_mem_check_flags(cl_mem_flags flags, cl_mem_flags extra_allowed) {
   if (more_than_one(flags & KILN_MEM_HOST_ACCESS_FLAGS)) return CL_INVALID_VALUE;
   if ((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)))
     return CL_INVALID_VALUE;
+  return CL_SUCCESS;
+}
+
+cl_int kiln_mem_inherit_flags(cl_mem_flags parent, cl_mem_flags flags, cl_mem_flags *result) {
+  cl_int err = kiln_mem_check_flags(flags, 0);
+  if (err != CL_SUCCESS) return err;
+  if (flags & KILN_MEM_HOST_PTR_FLAGS) return CL_INVALID_VALUE;
+  if ((parent & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) return CL_INVALID_VALUE;
+  if ((parent & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))) return CL_INVALID_VALUE;
+  if ((parent & CL_MEM_HOST_WRITE_ONLY) && (flags & CL_MEM_HOST_READ_ONLY)) return CL_INVALID_VALUE;
+  if ((parent & CL_MEM_HOST_READ_ONLY) && (flags & CL_MEM_HOST_WRITE_ONLY)) return CL_INVALID_VALUE;
+  if ((parent & CL_MEM_HOST_NO_ACCESS) && (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY)))
+    return CL_INVALID_VALUE;
+  cl_mem_flags out = flags | (parent & KILN_MEM_HOST_PTR_FLAGS);
+  if (!(flags & KILN_MEM_ACCESS_FLAGS)) out |= parent & KILN_MEM_ACCESS_FLAGS;
+  if (!(flags & KILN_MEM_HOST_ACCESS_FLAGS)) out |= parent & KILN_MEM_HOST_ACCESS_FLAGS;
+  *result = out;
   return CL_SUCCESS;
 }
 

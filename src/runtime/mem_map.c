@@ -1,7 +1,8 @@
-/* mem_map.c: clEnqueueMapBuffer and clEnqueueUnmapMemObject. Storage is host
- * memory, so a map hands out storage + offset at once (the data is current once the
- * map command completes) and neither command moves data. Each object keeps a list of
- * its live mappings so that unmap can reject pointers it never handed out. */
+/* mem_map.c: clEnqueueMapBuffer and clEnqueueUnmapMemObject, and the map command that
+ * clEnqueueMapImage (image_map.c) shares. Storage is host memory, so a map hands out a
+ * pointer into it at once (the data is current once the map command completes) and
+ * neither command moves data. Each object keeps a list of its live mappings so that
+ * unmap can reject pointers it never handed out. */
 #include "runtime/mem_object.h"
 
 #include <stdlib.h>
@@ -13,37 +14,50 @@ static cl_int run_nothing(struct kiln_command *command) {
 
 #define MAP_WRITES (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)
 
-static bool map_flags_ok(cl_map_flags flags) {
+bool kiln_mem_map_flags_ok(cl_map_flags flags) {
   if (flags & ~(cl_map_flags)(CL_MAP_READ | MAP_WRITES)) return false;
   return !((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE)));
 }
 
-static bool map_host_access_ok(cl_mem buffer, cl_map_flags flags) {
-  if ((flags & CL_MAP_READ) && !kiln_mem_host_can_read(buffer)) return false;
-  if ((flags & MAP_WRITES) && !kiln_mem_host_can_write(buffer)) return false;
+bool kiln_mem_map_access_ok(cl_mem mem, cl_map_flags flags) {
+  if ((flags & CL_MAP_READ) && !kiln_mem_host_can_read(mem)) return false;
+  if ((flags & MAP_WRITES) && !kiln_mem_host_can_write(mem)) return false;
   return true;
 }
 
-/* Caller holds buffer->lock. */
-static bool overlaps_write_mapping(cl_mem buffer, size_t offset, size_t size) {
-  for (struct kiln_mem_mapping *m = buffer->mappings; m; m = m->next)
-    if ((m->flags & MAP_WRITES) && offset < m->offset + m->size && m->offset < offset + size) return true;
+static bool intervals_meet(size_t a, size_t a_size, size_t b, size_t b_size) {
+  return a < b + b_size && b < a + a_size;
+}
+
+/* Whether two mappings of `mem` share an element: byte ranges for buffers, boxes for images
+ * (two column strips of one image share no element though their byte ranges interleave). */
+static bool mappings_overlap(cl_mem mem, const struct kiln_mem_mapping *a, const struct kiln_mem_mapping *b) {
+  if (!mem->image) return intervals_meet(a->offset, a->size, b->offset, b->size);
+  for (int d = 0; d < 3; d++)
+    if (!intervals_meet(a->origin[d], a->region[d], b->origin[d], b->region[d])) return false;
+  return true;
+}
+
+/* Caller holds mem->lock. */
+static bool overlaps_write_mapping(cl_mem mem, const struct kiln_mem_mapping *mapping) {
+  for (struct kiln_mem_mapping *m = mem->mappings; m; m = m->next)
+    if ((m->flags & MAP_WRITES) && mappings_overlap(mem, m, mapping)) return true;
   return false;
 }
 
 /* Records the mapping (map count + list); CL_INVALID_OPERATION when a write mapping
  * would overlap another live write mapping. */
-static cl_int mapping_add(cl_mem buffer, struct kiln_mem_mapping *mapping) {
+static cl_int mapping_add(cl_mem mem, struct kiln_mem_mapping *mapping) {
   cl_int err = CL_SUCCESS;
-  pthread_mutex_lock(&buffer->lock);
-  if ((mapping->flags & MAP_WRITES) && overlaps_write_mapping(buffer, mapping->offset, mapping->size)) {
+  pthread_mutex_lock(&mem->lock);
+  if ((mapping->flags & MAP_WRITES) && overlaps_write_mapping(mem, mapping)) {
     err = CL_INVALID_OPERATION;
   } else {
-    mapping->next = buffer->mappings;
-    buffer->mappings = mapping;
-    buffer->map_count++;
+    mapping->next = mem->mappings;
+    mem->mappings = mapping;
+    mem->map_count++;
   }
-  pthread_mutex_unlock(&buffer->lock);
+  pthread_mutex_unlock(&mem->lock);
   return err;
 }
 
@@ -71,6 +85,27 @@ static bool mapping_exists(cl_mem mem, const void *ptr) {
   return found;
 }
 
+cl_int kiln_mem_map_submit(cl_command_queue queue, cl_mem mem, cl_command_type type, struct kiln_mem_mapping *mapping,
+                           cl_bool blocking, cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  cl_int err;
+  void *ptr = mapping->ptr;
+  struct kiln_command *command = kiln_command_create(queue, type, run_nothing, &err);
+  if (!command) {
+    free(mapping);
+    return err;
+  }
+  if ((err = mapping_add(mem, mapping)) != CL_SUCCESS) {
+    free(mapping);
+    kiln_command_discard(command);
+    return err;
+  }
+  kiln_command_hold(command, &mem->obj);
+  err = kiln_command_submit(command, num_events, wait_list, event, blocking);
+  /* A blocking map whose dependencies failed maps nothing. */
+  if (err != CL_SUCCESS) free(mapping_take(mem, ptr));
+  return err;
+}
+
 static void *map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags map_flags,
                         size_t offset, size_t size, cl_uint num_events, const cl_event *wait_list, cl_event *event,
                         cl_int *err) {
@@ -80,11 +115,11 @@ static void *map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
   }
   if ((*err = kiln_mem_check_queue_buffer(queue, buffer)) != CL_SUCCESS) return NULL;
   if ((*err = kiln_mem_check_host_transfer(buffer)) != CL_SUCCESS) return NULL;
-  if (size == 0 || !kiln_mem_range_ok(buffer, offset, size) || !map_flags_ok(map_flags)) {
+  if (size == 0 || !kiln_mem_range_ok(buffer, offset, size) || !kiln_mem_map_flags_ok(map_flags)) {
     *err = CL_INVALID_VALUE;
     return NULL;
   }
-  if (!map_host_access_ok(buffer, map_flags)) {
+  if (!kiln_mem_map_access_ok(buffer, map_flags)) {
     *err = CL_INVALID_OPERATION;
     return NULL;
   }
@@ -100,24 +135,8 @@ static void *map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
   *mapping = (struct kiln_mem_mapping){.ptr = buffer->storage + offset, .offset = offset, .size = size,
                                        .flags = map_flags};
   void *ptr = mapping->ptr;
-  struct kiln_command *command = kiln_command_create(queue, CL_COMMAND_MAP_BUFFER, run_nothing, err);
-  if (!command) {
-    free(mapping);
-    return NULL;
-  }
-  if ((*err = mapping_add(buffer, mapping)) != CL_SUCCESS) {
-    free(mapping);
-    kiln_command_discard(command);
-    return NULL;
-  }
-  kiln_command_hold(command, &buffer->obj);
-  *err = kiln_command_submit(command, num_events, wait_list, event, blocking);
-  if (*err != CL_SUCCESS) {
-    /* A blocking map whose dependencies failed maps nothing. */
-    free(mapping_take(buffer, ptr));
-    return NULL;
-  }
-  return ptr;
+  *err = kiln_mem_map_submit(queue, buffer, CL_COMMAND_MAP_BUFFER, mapping, blocking, num_events, wait_list, event);
+  return *err == CL_SUCCESS ? ptr : NULL;
 }
 
 CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking_map,

@@ -1,5 +1,6 @@
 /* mem_object.c: memory object lifetime (create, retain, release, destroy), queries and
- * destructor callbacks; clCreateBuffer and clCreateBufferWithProperties. */
+ * destructor callbacks; clCreateBuffer and clCreateBufferWithProperties. Images are memory
+ * objects with an image part (image.h), created in image_create.c. */
 #include "runtime/mem_object.h"
 
 #include "runtime/context.h"
@@ -33,6 +34,7 @@ static void mem_destroy(struct kiln_object *object) {
   kiln_object_release(&mem->context->obj);
   pthread_mutex_destroy(&mem->lock);
   free(mem->properties);
+  free(mem->image);
   kiln_object_free(&mem->obj);
 }
 
@@ -72,7 +74,8 @@ cl_mem kiln_mem_create(cl_context context, const struct kiln_mem_desc *desc, cl_
     if (desc->copy_from) memcpy(mem->storage, desc->copy_from, desc->size);
   }
   pthread_mutex_init(&mem->lock, NULL);
-  mem->type = CL_MEM_OBJECT_BUFFER;
+  mem->type = desc->type ? desc->type : CL_MEM_OBJECT_BUFFER;
+  mem->image = desc->image;
   mem->flags = desc->flags;
   mem->size = desc->size;
   mem->host_ptr = desc->host_ptr;

@@ -25,10 +25,11 @@ struct kiln_mem_destructor {
   struct kiln_mem_destructor *next; /* newest first: the spec calls them in reverse order */
 };
 
-/* A live region returned by clEnqueueMapBuffer and not yet unmapped. */
+/* A live region returned by clEnqueueMapBuffer / clEnqueueMapImage and not yet unmapped. */
 struct kiln_mem_mapping {
   void *ptr;
-  size_t offset, size;
+  size_t offset, size;          /* buffers: the mapped bytes */
+  size_t origin[3], region[3];  /* images: the mapped box, in the origin/region coordinates */
   cl_map_flags flags;
   struct kiln_mem_mapping *next;
 };
@@ -36,7 +37,7 @@ struct kiln_mem_mapping {
 struct _cl_mem {
   struct kiln_object obj;
   cl_context context;              /* internal reference held */
-  cl_mem_object_type type;         /* CL_MEM_OBJECT_BUFFER */
+  cl_mem_object_type type;         /* CL_MEM_OBJECT_BUFFER or an image type */
   cl_mem_flags flags;              /* as given, plus what a sub-buffer inherited */
   size_t size;
   char *storage;                   /* first byte of this object's data */
@@ -44,8 +45,9 @@ struct _cl_mem {
   bool owns_storage;               /* Kiln allocated `storage` (aligned_alloc) and frees it */
   kiln_mem_release_storage_fn release_storage; /* else: how to give it back (may be NULL) */
   void *release_storage_data;
-  cl_mem parent;                   /* sub-buffers: the buffer (internal reference held), else NULL */
-  size_t offset;                   /* sub-buffers: origin in the parent */
+  cl_mem parent;                   /* sub-buffers: the buffer; images: desc->mem_object (internal
+                                    * reference held), else NULL */
+  size_t offset;                   /* sub-buffers: origin in the parent; 0 otherwise */
   bool imported;                   /* cl_arm_import_memory: the host transfers refuse it */
   cl_mem_properties *properties;   /* copy incl. terminating 0; NULL when none were given */
   size_t properties_count;         /* entries incl. the terminator; 0 when none */
@@ -70,6 +72,8 @@ struct kiln_mem_desc {
   bool imported;                   /* cl_arm_import_memory */
   const cl_mem_properties *properties; /* copied; NULL when none */
   size_t properties_count;         /* entries incl. the terminator */
+  cl_mem_object_type type;         /* 0: a buffer */
+  struct kiln_image *image;        /* images: taken over by the object on success */
 };
 
 /* Creates a memory object in a valid context and registers it. NULL and an error
@@ -83,6 +87,11 @@ cl_mem kiln_mem_create(cl_context context, const struct kiln_mem_desc *desc, cl_
  * `extra_allowed` (set by an extension's create path) are accepted as known. */
 cl_int kiln_mem_check_flags(cl_mem_flags flags, cl_mem_flags extra_allowed);
 cl_int kiln_mem_check_host_ptr(cl_mem_flags flags, const void *host_ptr);
+/* The flags of an object made over `parent`'s storage (a sub-buffer, an image over a
+ * buffer or image): what was asked for, with unspecified access and host-access qualifiers
+ * and the host-pointer flags inherited. CL_INVALID_VALUE for invalid flags, host-pointer
+ * flags, or an access the parent's flags forbid. */
+cl_int kiln_mem_inherit_flags(cl_mem_flags parent, cl_mem_flags flags, cl_mem_flags *result);
 /* Counts the entries of a property list incl. its terminator, rejecting (with
  * CL_INVALID_PROPERTY) any name Kiln's buffers do not know. Extensions that add
  * buffer properties add their names here. */
@@ -96,8 +105,12 @@ static inline bool kiln_mem_is_valid(cl_mem mem) { return kiln_object_is_valid(m
 static inline bool kiln_mem_is_buffer(cl_mem mem) {
   return kiln_mem_is_valid(mem) && mem->type == CL_MEM_OBJECT_BUFFER;
 }
-/* The buffer a memory object's storage belongs to (itself unless a sub-buffer). */
-static inline cl_mem kiln_mem_root(cl_mem mem) { return mem->parent ? mem->parent : mem; }
+/* The buffer a memory object's storage belongs to: itself, unless it is a sub-buffer or
+ * an image over a buffer, sub-buffer or image. */
+static inline cl_mem kiln_mem_root(cl_mem mem) {
+  while (mem->parent) mem = mem->parent;
+  return mem;
+}
 
 /* Host-access checks for enqueues: may the host read / write this object? */
 static inline bool kiln_mem_host_can_read(cl_mem mem) {
@@ -106,6 +119,16 @@ static inline bool kiln_mem_host_can_read(cl_mem mem) {
 static inline bool kiln_mem_host_can_write(cl_mem mem) {
   return !(mem->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS));
 }
+
+/* Map commands (mem_map.c). Map flags: CL_INVALID_VALUE unless valid; CL_INVALID_OPERATION
+ * when they ask for a host access the object's flags forbid. */
+bool kiln_mem_map_flags_ok(cl_map_flags flags);
+bool kiln_mem_map_access_ok(cl_mem mem, cl_map_flags flags);
+/* Submits the map command of a validated map of `mem` (wait list checked) and records
+ * `mapping` (malloc'd; taken over on success and freed on failure): CL_INVALID_OPERATION
+ * when it is mapped for writing and overlaps a live write mapping. */
+cl_int kiln_mem_map_submit(cl_command_queue queue, cl_mem mem, cl_command_type type, struct kiln_mem_mapping *mapping,
+                           cl_bool blocking, cl_uint num_events, const cl_event *wait_list, cl_event *event);
 
 /* CL_MISALIGNED_SUB_BUFFER_OFFSET when a sub-buffer's origin is not aligned for the
  * device (clCreateSubBuffer already refuses such origins; enqueues check again). */

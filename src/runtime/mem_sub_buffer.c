@@ -4,25 +4,6 @@
 
 #include "runtime/device.h"
 
-/* The sub-buffer's flags: what was asked for, with unspecified access and host-access
- * qualifiers and the host-pointer flags inherited; CL_INVALID_VALUE on a conflict. */
-static cl_int sub_buffer_flags(cl_mem_flags parent, cl_mem_flags flags, cl_mem_flags *result) {
-  cl_int err = kiln_mem_check_flags(flags, 0);
-  if (err != CL_SUCCESS) return err;
-  if (flags & KILN_MEM_HOST_PTR_FLAGS) return CL_INVALID_VALUE;
-  if ((parent & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) return CL_INVALID_VALUE;
-  if ((parent & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))) return CL_INVALID_VALUE;
-  if ((parent & CL_MEM_HOST_WRITE_ONLY) && (flags & CL_MEM_HOST_READ_ONLY)) return CL_INVALID_VALUE;
-  if ((parent & CL_MEM_HOST_READ_ONLY) && (flags & CL_MEM_HOST_WRITE_ONLY)) return CL_INVALID_VALUE;
-  if ((parent & CL_MEM_HOST_NO_ACCESS) && (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY)))
-    return CL_INVALID_VALUE;
-  cl_mem_flags out = flags | (parent & KILN_MEM_HOST_PTR_FLAGS);
-  if (!(flags & KILN_MEM_ACCESS_FLAGS)) out |= parent & KILN_MEM_ACCESS_FLAGS;
-  if (!(flags & KILN_MEM_HOST_ACCESS_FLAGS)) out |= parent & KILN_MEM_HOST_ACCESS_FLAGS;
-  *result = out;
-  return CL_SUCCESS;
-}
-
 static cl_mem create_sub_buffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type, const void *info,
                                 cl_int *err) {
   if (!kiln_mem_is_buffer(buffer) || buffer->parent) {
@@ -30,7 +11,7 @@ static cl_mem create_sub_buffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_cre
     return NULL;
   }
   cl_mem_flags sub_flags;
-  if ((*err = sub_buffer_flags(buffer->flags, flags, &sub_flags)) != CL_SUCCESS) return NULL;
+  if ((*err = kiln_mem_inherit_flags(buffer->flags, flags, &sub_flags)) != CL_SUCCESS) return NULL;
   if (type != CL_BUFFER_CREATE_TYPE_REGION || !info) {
     *err = CL_INVALID_VALUE;
     return NULL;

@@ -1,7 +1,7 @@
 /* Buffer objects: clCreateBuffer / clCreateBufferWithProperties flag, size and host
  * pointer rules, USE/COPY_HOST_PTR semantics, clGetMemObjectInfo, retain/release and
- * stale handles; and the image, sampler, pipe and SVM entry points of a device that
- * supports none of them. Calls on a released handle go through Kiln's dispatch table
+ * stale handles; and the sampler, pipe and SVM entry points of a device that supports
+ * none of them. Calls on a released handle go through Kiln's dispatch table
  * read from a live handle, as the loader would forward them (the loader itself would
  * dereference the stale pointer). */
 #include "kiln_test.h"
@@ -276,78 +276,7 @@ static void test_buffer_keeps_context_alive(void **state) {
   assert_cl_success(clReleaseMemObject(mem));
 }
 
-/* ---- images, samplers, pipes and SVM: unsupported by the device ---- */
-
-static void test_images_unsupported(void **state) {
-  struct kiln_test_env *env = *state;
-  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(env->queue);
-  cl_bool image_support = CL_TRUE;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_IMAGE_SUPPORT, sizeof image_support, &image_support, NULL));
-  assert_int_equal(image_support, CL_FALSE);
-  cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
-  cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 4, .image_height = 4};
-  cl_int err = CL_SUCCESS;
-  assert_null(clCreateImage(env->context, CL_MEM_READ_WRITE, &format, &desc, NULL, &err));
-  assert_int_equal(err, CL_INVALID_OPERATION);
-  err = CL_SUCCESS;
-  assert_null(clCreateImageWithProperties(env->context, NULL, CL_MEM_READ_WRITE, &format, &desc, NULL, &err));
-  assert_int_equal(err, CL_INVALID_OPERATION);
-  err = CL_SUCCESS;
-  assert_null(clCreateImage2D(env->context, CL_MEM_READ_WRITE, &format, 4, 4, 0, NULL, &err));
-  assert_int_equal(err, CL_INVALID_OPERATION);
-  err = CL_SUCCESS;
-  assert_null(clCreateImage3D(env->context, CL_MEM_READ_WRITE, &format, 4, 4, 4, 0, 0, NULL, &err));
-  assert_int_equal(err, CL_INVALID_OPERATION);
-  err = CL_SUCCESS;
-  assert_null(d->clCreateImage((cl_context)env->queue, CL_MEM_READ_WRITE, &format, &desc, NULL, &err));
-  assert_int_equal(err, CL_INVALID_CONTEXT);
-
-  cl_uint n = 99;
-  assert_cl_success(clGetSupportedImageFormats(env->context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &n));
-  assert_int_equal(n, 0);
-  cl_image_format formats[4];
-  assert_cl_success(clGetSupportedImageFormats(env->context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE3D, 4, formats, &n));
-  assert_int_equal(n, 0);
-  assert_int_equal(clGetSupportedImageFormats(env->context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_BUFFER, 0, NULL, &n),
-                   CL_INVALID_VALUE);
-  assert_int_equal(clGetSupportedImageFormats(env->context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, formats, &n),
-                   CL_INVALID_VALUE);
-  assert_int_equal(d->clGetSupportedImageFormats((cl_context)env->queue, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0,
-                                                 NULL, &n),
-                   CL_INVALID_CONTEXT);
-
-  cl_mem buffer = clCreateBuffer(env->context, 0, 256, NULL, &err);
-  assert_cl_success(err);
-  size_t origin[3] = {0, 0, 0}, region[3] = {1, 1, 1}, pitch;
-  char data[64];
-  size_t width;
-  assert_int_equal(clGetImageInfo(buffer, CL_IMAGE_WIDTH, sizeof width, &width, NULL), CL_INVALID_MEM_OBJECT);
-  assert_int_equal(clEnqueueReadImage(env->queue, buffer, CL_TRUE, origin, region, 0, 0, data, 0, NULL, NULL),
-                   CL_INVALID_OPERATION);
-  assert_int_equal(clEnqueueWriteImage(env->queue, buffer, CL_TRUE, origin, region, 0, 0, data, 0, NULL, NULL),
-                   CL_INVALID_OPERATION);
-  assert_int_equal(clEnqueueCopyImage(env->queue, buffer, buffer, origin, origin, region, 0, NULL, NULL),
-                   CL_INVALID_OPERATION);
-  assert_int_equal(clEnqueueCopyImageToBuffer(env->queue, buffer, buffer, origin, region, 0, 0, NULL, NULL),
-                   CL_INVALID_OPERATION);
-  assert_int_equal(clEnqueueCopyBufferToImage(env->queue, buffer, buffer, 0, origin, region, 0, NULL, NULL),
-                   CL_INVALID_OPERATION);
-  float color[4] = {0};
-  assert_int_equal(clEnqueueFillImage(env->queue, buffer, color, origin, region, 0, NULL, NULL), CL_INVALID_OPERATION);
-  err = CL_SUCCESS;
-  assert_null(clEnqueueMapImage(env->queue, buffer, CL_TRUE, CL_MAP_READ, origin, region, &pitch, NULL, 0, NULL, NULL,
-                                &err));
-  assert_int_equal(err, CL_INVALID_OPERATION);
-  /* handles are validated first */
-  assert_int_equal(clEnqueueReadImage(env->queue, NULL, CL_TRUE, origin, region, 0, 0, data, 0, NULL, NULL),
-                   CL_INVALID_MEM_OBJECT);
-  assert_int_equal(d->clEnqueueReadImage((cl_command_queue)env->context, buffer, CL_TRUE, origin, region, 0, 0, data,
-                                         0, NULL, NULL),
-                   CL_INVALID_COMMAND_QUEUE);
-  assert_int_equal(clEnqueueCopyImageToBuffer(env->queue, buffer, NULL, origin, region, 0, 0, NULL, NULL),
-                   CL_INVALID_MEM_OBJECT);
-  assert_cl_success(clReleaseMemObject(buffer));
-}
+/* ---- samplers (not offered yet), pipes and SVM: unsupported (images: test_image_*.c) ---- */
 
 static void test_samplers_and_pipes_unsupported(void **state) {
   struct kiln_test_env *env = *state;
@@ -413,7 +342,6 @@ int main(void) {
       cmocka_unit_test(test_properties),
       cmocka_unit_test(test_released_and_foreign_handles),
       cmocka_unit_test(test_buffer_keeps_context_alive),
-      cmocka_unit_test(test_images_unsupported),
       cmocka_unit_test(test_samplers_and_pipes_unsupported),
       cmocka_unit_test(test_svm_unsupported),
   };

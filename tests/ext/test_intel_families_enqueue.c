@@ -9,6 +9,7 @@
  * transfers complete while every worker is busy (copy engine threads), the two copy
  * indices do not wait for each other, immediate-family commands are complete when the
  * enqueue call returns, and compute-family indices are submission lanes served in turn.
+ * The table's image calls run on every family too.
  * Every wait that could hang polls with a bound and never runs queued work itself. The
  * rules over capability sets no family has are unit_test_family_rules' subject. */
 #include "khr_command_buffer_test.h" /* first: see that header */
@@ -218,6 +219,63 @@ static void table_calls(struct kiln_test_env *env, cl_command_queue q, cl_mem a,
   kiln_test_expect_ints(mb, got, N, what);
 }
 
+/* The image calls of the capability table (read, write, copy, fill, map and unmap of images,
+ * copies between images and buffers), each valid, on `q`, as table_calls makes the buffer
+ * ones; the results checked through the fixture's queue. */
+static void image_table_calls(struct kiln_test_env *env, cl_command_queue q, cl_uint nwait, const cl_event *wait,
+                              bool events, const char *what) {
+  enum { W = 8, H = 4, BYTES = W * H * 4 };
+  const cl_image_format rgba8 = {CL_RGBA, CL_UNSIGNED_INT8};
+  const cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = W, .image_height = H};
+  cl_int err;
+  cl_mem image = clCreateImage(env->context, 0, &rgba8, &desc, NULL, &err);
+  assert_cl_success(err);
+  cl_mem copy = clCreateImage(env->context, 0, &rgba8, &desc, NULL, &err);
+  assert_cl_success(err);
+  cl_mem buffer = kiln_test_buffer(env->context, BYTES);
+  unsigned char in[BYTES], got[BYTES], want[BYTES];
+  for (int i = 0; i < BYTES; i++) in[i] = (unsigned char)(i * 3 + 1);
+  const size_t origin[3] = {0, 0, 0}, whole[3] = {W, H, 1}, fill_origin[3] = {2, 1, 0}, fill_region[3] = {3, 2, 1};
+  const cl_uint color[4] = {9, 8, 7, 6};
+  cl_event evs[8] = {NULL};
+  size_t ne = 0;
+#define EV (events ? &evs[ne++] : NULL)
+  assert_cl_success(clEnqueueWriteImage(q, image, CL_FALSE, origin, whole, 0, 0, in, nwait, wait, EV));
+  assert_cl_success(clEnqueueReadImage(q, image, CL_TRUE, origin, whole, 0, 0, got, nwait, wait, EV));
+  if (memcmp(got, in, BYTES) != 0) fail_msg("%s: clEnqueueReadImage", what);
+  assert_cl_success(clEnqueueCopyImage(q, image, copy, origin, origin, whole, nwait, wait, EV));
+  assert_cl_success(clEnqueueFillImage(q, copy, color, fill_origin, fill_region, nwait, wait, EV));
+  memcpy(want, in, BYTES);
+  for (int y = 1; y < 3; y++)
+    for (int x = 2; x < 5; x++)
+      for (int c = 0; c < 4; c++) want[(y * W + x) * 4 + c] = (unsigned char)color[c];
+  size_t row_pitch = 0;
+  unsigned char *mapped =
+      clEnqueueMapImage(q, copy, CL_TRUE, CL_MAP_WRITE, origin, whole, &row_pitch, NULL, nwait, wait, EV, &err);
+  assert_cl_success(err);
+  mapped[0] = want[0] = 200;
+  mapped[row_pitch * 3 + 5] = want[W * 4 * 3 + 5] = 201;
+  assert_cl_success(clEnqueueUnmapMemObject(q, copy, mapped, nwait, wait, EV));
+  assert_cl_success(clEnqueueCopyImageToBuffer(q, copy, buffer, origin, whole, 0, nwait, wait, EV));
+  assert_cl_success(clEnqueueCopyBufferToImage(q, buffer, image, 0, origin, whole, nwait, wait, EV));
+#undef EV
+  for (size_t i = 0; i < ne; i++) {
+    cl_command_queue owner = NULL;
+    assert_cl_success(clGetEventInfo(evs[i], CL_EVENT_COMMAND_QUEUE, sizeof owner, &owner, NULL));
+    assert_ptr_equal(q, owner);
+  }
+  if (ne) assert_cl_success(clWaitForEvents((cl_uint)ne, evs));
+  for (size_t i = 0; i < ne; i++) assert_cl_success(clReleaseEvent(evs[i]));
+  assert_cl_success(clFinish(q));
+  kiln_test_read(env->queue, buffer, BYTES, got);
+  if (memcmp(got, want, BYTES) != 0) fail_msg("%s: the image copied to a buffer", what);
+  assert_cl_success(clEnqueueReadImage(env->queue, image, CL_TRUE, origin, whole, 0, 0, got, 0, NULL, NULL));
+  if (memcmp(got, want, BYTES) != 0) fail_msg("%s: the buffer copied to an image", what);
+  assert_cl_success(clReleaseMemObject(image));
+  assert_cl_success(clReleaseMemObject(copy));
+  assert_cl_success(clReleaseMemObject(buffer));
+}
+
 static void CL_CALLBACK native_add_one(void *args) {
   cl_int **p = args;
   (**p)++;
@@ -362,6 +420,7 @@ static void test_compute_family_allows_every_enqueue(void **state) {
     for (int with = 0; with < 2; with++) {
       snprintf(what, sizeof what, "compute index %u%s", index, with ? " with events" : "");
       table_calls(env, q, a, b, with ? 2 : 0, with ? wait : NULL, with, what);
+      image_table_calls(env, q, with ? 2 : 0, with ? wait : NULL, with, what);
       outside_calls(env, q, &o, with ? 2 : 0, with ? wait : NULL, with, CL_SUCCESS, what);
     }
     assert_cl_success(clReleaseCommandQueue(q));
@@ -388,6 +447,7 @@ static void test_copy_family_capabilities(void **state) {
     for (int with = 0; with < 2; with++) {
       snprintf(what, sizeof what, "copy index %u%s", index, with ? " with events" : "");
       table_calls(env, q, a, b, with ? 3 : 0, with ? wait : NULL, with, what);
+      image_table_calls(env, q, with ? 3 : 0, with ? wait : NULL, with, what);
       outside_calls(env, q, &o, with ? 3 : 0, with ? wait : NULL, with, CL_INVALID_OPERATION, what);
     }
     for (int i = 0; i < 3; i++)
@@ -407,6 +467,7 @@ static void test_immediate_family_capabilities(void **state) {
   outside_create(env, &o);
   cl_command_queue q = ifam_queue(env->context, env->device, IFAM_IMMEDIATE, 0, 0);
   table_calls(env, q, a, b, 0, NULL, false, "immediate family");
+  image_table_calls(env, q, 0, NULL, false, "immediate family");
   outside_calls(env, q, &o, 0, NULL, false, CL_INVALID_OPERATION, "immediate family");
   assert_cl_success(clReleaseCommandQueue(q));
   outside_release(&o);

@@ -5,9 +5,9 @@
  * against what the counterpart itself returns for the same arguments. Sync points are
  * unique and non-zero, and a failed recording records nothing.
  *
- * The device has no images and no SVM, so the image and SVM recording calls can never
- * succeed: a live memory object is a buffer, and the device cannot run the command
- * (CL_INVALID_OPERATION). Where the spec's error conditions overlap it does not order
+ * The device has no SVM, so the SVM recording calls can never succeed (CL_INVALID_OPERATION);
+ * the image commands record like their clEnqueue* forms. Where the spec's error conditions
+ * overlap it does not order
  * them; Kiln reports the command-buffer's own errors (handle, queue, properties, mutable
  * handle, finalized, sync points) before those of the command. */
 #include "khr_command_buffer_test.h"
@@ -28,6 +28,7 @@ struct fixture {
   cl_program program, uniform_program, other_program;
   cl_kernel put, put4, put2d, uniform_put, other_put;
   cl_mem a, b;
+  cl_mem image_a, image_b; /* 8 x 8 RGBA UNORM_INT8 */
   cl_context other_context;
   cl_mem other_buffer;
   cl_command_queue second_queue; /* another queue of the fixture's context */
@@ -46,6 +47,13 @@ static int setup(void **state) {
   fx.uniform_put = kcb_kernel(fx.uniform_program, "put");
   fx.a = kcb_buffer(env->context, BYTES);
   fx.b = kcb_buffer(env->context, BYTES);
+  const cl_image_format rgba8 = {CL_RGBA, CL_UNORM_INT8};
+  const cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 8, .image_height = 8};
+  cl_int err;
+  fx.image_a = clCreateImage(env->context, 0, &rgba8, &desc, NULL, &err);
+  assert_cl_success(err);
+  fx.image_b = clCreateImage(env->context, 0, &rgba8, &desc, NULL, &err);
+  assert_cl_success(err);
   kcb_arg_mem(fx.put, 0, fx.a);
   kcb_arg_int(fx.put, 1, 1);
   kcb_arg_mem(fx.put4, 0, fx.a);
@@ -70,6 +78,8 @@ static int teardown(void **state) {
   assert_cl_success(clReleaseProgram(fx.other_program));
   assert_cl_success(clReleaseMemObject(fx.a));
   assert_cl_success(clReleaseMemObject(fx.b));
+  assert_cl_success(clReleaseMemObject(fx.image_a));
+  assert_cl_success(clReleaseMemObject(fx.image_b));
   assert_cl_success(clReleaseMemObject(fx.other_buffer));
   assert_cl_success(clReleaseContext(fx.other_context));
   assert_cl_success(clReleaseCommandQueue(fx.second_queue));
@@ -113,24 +123,24 @@ static cl_int rec_buffer_to_image(cl_command_buffer_khr cb, cl_command_queue q, 
                                   cl_uint n, const cl_sync_point_khr *l, cl_sync_point_khr *sp,
                                   cl_mutable_command_khr *mh) {
   const size_t region[3] = {4, 4, 1};
-  return kcb.clCommandCopyBufferToImageKHR(cb, q, p, fx.a, fx.b, 0, zero3, region, n, l, sp, mh);
+  return kcb.clCommandCopyBufferToImageKHR(cb, q, p, fx.a, fx.image_a, 0, zero3, region, n, l, sp, mh);
 }
 static cl_int rec_image(cl_command_buffer_khr cb, cl_command_queue q, const cl_command_properties_khr *p, cl_uint n,
                         const cl_sync_point_khr *l, cl_sync_point_khr *sp, cl_mutable_command_khr *mh) {
   const size_t region[3] = {4, 4, 1};
-  return kcb.clCommandCopyImageKHR(cb, q, p, fx.a, fx.b, zero3, zero3, region, n, l, sp, mh);
+  return kcb.clCommandCopyImageKHR(cb, q, p, fx.image_a, fx.image_b, zero3, zero3, region, n, l, sp, mh);
 }
 static cl_int rec_image_to_buffer(cl_command_buffer_khr cb, cl_command_queue q, const cl_command_properties_khr *p,
                                   cl_uint n, const cl_sync_point_khr *l, cl_sync_point_khr *sp,
                                   cl_mutable_command_khr *mh) {
   const size_t region[3] = {4, 4, 1};
-  return kcb.clCommandCopyImageToBufferKHR(cb, q, p, fx.a, fx.b, zero3, region, 0, n, l, sp, mh);
+  return kcb.clCommandCopyImageToBufferKHR(cb, q, p, fx.image_a, fx.b, zero3, region, 0, n, l, sp, mh);
 }
 static cl_int rec_fill_image(cl_command_buffer_khr cb, cl_command_queue q, const cl_command_properties_khr *p,
                              cl_uint n, const cl_sync_point_khr *l, cl_sync_point_khr *sp, cl_mutable_command_khr *mh) {
   const size_t region[3] = {4, 4, 1};
   const cl_float color[4] = {1, 2, 3, 4};
-  return kcb.clCommandFillImageKHR(cb, q, p, fx.a, color, zero3, region, n, l, sp, mh);
+  return kcb.clCommandFillImageKHR(cb, q, p, fx.image_a, color, zero3, region, n, l, sp, mh);
 }
 static cl_int rec_svm_memcpy(cl_command_buffer_khr cb, cl_command_queue q, const cl_command_properties_khr *p,
                              cl_uint n, const cl_sync_point_khr *l, cl_sync_point_khr *sp, cl_mutable_command_khr *mh) {
@@ -152,10 +162,10 @@ static const struct entry {
     {"clCommandCopyBufferRectKHR", rec_copy_rect, CL_SUCCESS},
     {"clCommandFillBufferKHR", rec_fill, CL_SUCCESS},
     {"clCommandNDRangeKernelKHR", rec_ndrange, CL_SUCCESS},
-    {"clCommandCopyBufferToImageKHR", rec_buffer_to_image, CL_INVALID_OPERATION},
-    {"clCommandCopyImageKHR", rec_image, CL_INVALID_OPERATION},
-    {"clCommandCopyImageToBufferKHR", rec_image_to_buffer, CL_INVALID_OPERATION},
-    {"clCommandFillImageKHR", rec_fill_image, CL_INVALID_OPERATION},
+    {"clCommandCopyBufferToImageKHR", rec_buffer_to_image, CL_SUCCESS},
+    {"clCommandCopyImageKHR", rec_image, CL_SUCCESS},
+    {"clCommandCopyImageToBufferKHR", rec_image_to_buffer, CL_SUCCESS},
+    {"clCommandFillImageKHR", rec_fill_image, CL_SUCCESS},
     {"clCommandSVMMemcpyKHR", rec_svm_memcpy, CL_INVALID_OPERATION},
     {"clCommandSVMMemFillKHR", rec_svm_memfill, CL_INVALID_OPERATION},
 };
@@ -613,47 +623,73 @@ static void test_image_errors(void **state) {
   cl_command_buffer_khr cb = fresh();
   cl_mem released = released_buffer();
   struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(fx.a);
-  const cl_mem bad[] = {NULL, released, (cl_mem)&fake, (cl_mem)env->queue};
+  /* no image: invalid handles, and buffers where images go */
+  const cl_mem bad[] = {NULL, released, (cl_mem)&fake, (cl_mem)env->queue, fx.b};
   const size_t region[3] = {4, 4, 1};
   const cl_float color[4] = {0};
   cl_command_queue q = env->queue;
-  for (size_t i = 0; i < 4; i++) {
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cl_mem m = bad[i];
     expect_both("buffer to image, bad image", CL_INVALID_MEM_OBJECT,
                 kcb.clCommandCopyBufferToImageKHR(cb, NULL, NULL, fx.a, m, 0, zero3, region, 0, NULL, NULL, NULL),
                 clEnqueueCopyBufferToImage(q, fx.a, m, 0, zero3, region, 0, NULL, NULL));
-    expect_both("buffer to image, bad buffer", CL_INVALID_MEM_OBJECT,
-                kcb.clCommandCopyBufferToImageKHR(cb, NULL, NULL, m, fx.b, 0, zero3, region, 0, NULL, NULL, NULL),
-                clEnqueueCopyBufferToImage(q, m, fx.b, 0, zero3, region, 0, NULL, NULL));
     expect_both("image to image, bad source", CL_INVALID_MEM_OBJECT,
-                kcb.clCommandCopyImageKHR(cb, NULL, NULL, m, fx.b, zero3, zero3, region, 0, NULL, NULL, NULL),
-                clEnqueueCopyImage(q, m, fx.b, zero3, zero3, region, 0, NULL, NULL));
+                kcb.clCommandCopyImageKHR(cb, NULL, NULL, m, fx.image_b, zero3, zero3, region, 0, NULL, NULL, NULL),
+                clEnqueueCopyImage(q, m, fx.image_b, zero3, zero3, region, 0, NULL, NULL));
     expect_both("image to image, bad destination", CL_INVALID_MEM_OBJECT,
-                kcb.clCommandCopyImageKHR(cb, NULL, NULL, fx.a, m, zero3, zero3, region, 0, NULL, NULL, NULL),
-                clEnqueueCopyImage(q, fx.a, m, zero3, zero3, region, 0, NULL, NULL));
+                kcb.clCommandCopyImageKHR(cb, NULL, NULL, fx.image_a, m, zero3, zero3, region, 0, NULL, NULL, NULL),
+                clEnqueueCopyImage(q, fx.image_a, m, zero3, zero3, region, 0, NULL, NULL));
     expect_both("image to buffer, bad image", CL_INVALID_MEM_OBJECT,
                 kcb.clCommandCopyImageToBufferKHR(cb, NULL, NULL, m, fx.b, zero3, region, 0, 0, NULL, NULL, NULL),
                 clEnqueueCopyImageToBuffer(q, m, fx.b, zero3, region, 0, 0, NULL, NULL));
-    expect_both("image to buffer, bad buffer", CL_INVALID_MEM_OBJECT,
-                kcb.clCommandCopyImageToBufferKHR(cb, NULL, NULL, fx.a, m, zero3, region, 0, 0, NULL, NULL, NULL),
-                clEnqueueCopyImageToBuffer(q, fx.a, m, zero3, region, 0, 0, NULL, NULL));
     expect_both("fill image, bad image", CL_INVALID_MEM_OBJECT,
                 kcb.clCommandFillImageKHR(cb, NULL, NULL, m, color, zero3, region, 0, NULL, NULL, NULL),
                 clEnqueueFillImage(q, m, color, zero3, region, 0, NULL, NULL));
+    if (m == fx.b) continue; /* a buffer is the right kind for the buffer side */
+    expect_both("buffer to image, bad buffer", CL_INVALID_MEM_OBJECT,
+                kcb.clCommandCopyBufferToImageKHR(cb, NULL, NULL, m, fx.image_b, 0, zero3, region, 0, NULL, NULL, NULL),
+                clEnqueueCopyBufferToImage(q, m, fx.image_b, 0, zero3, region, 0, NULL, NULL));
+    expect_both("image to buffer, bad buffer", CL_INVALID_MEM_OBJECT,
+                kcb.clCommandCopyImageToBufferKHR(cb, NULL, NULL, fx.image_a, m, zero3, region, 0, 0, NULL, NULL, NULL),
+                clEnqueueCopyImageToBuffer(q, fx.image_a, m, zero3, region, 0, 0, NULL, NULL));
   }
-  /* Live memory objects are buffers: the device runs no image command. */
-  expect_both("buffer to image", CL_INVALID_OPERATION,
-              kcb.clCommandCopyBufferToImageKHR(cb, NULL, NULL, fx.a, fx.b, 0, zero3, region, 0, NULL, NULL, NULL),
-              clEnqueueCopyBufferToImage(q, fx.a, fx.b, 0, zero3, region, 0, NULL, NULL));
-  expect_both("image to image", CL_INVALID_OPERATION,
-              kcb.clCommandCopyImageKHR(cb, NULL, NULL, fx.a, fx.b, zero3, zero3, region, 0, NULL, NULL, NULL),
-              clEnqueueCopyImage(q, fx.a, fx.b, zero3, zero3, region, 0, NULL, NULL));
-  expect_both("image to buffer", CL_INVALID_OPERATION,
-              kcb.clCommandCopyImageToBufferKHR(cb, NULL, NULL, fx.a, fx.b, zero3, region, 0, 0, NULL, NULL, NULL),
-              clEnqueueCopyImageToBuffer(q, fx.a, fx.b, zero3, region, 0, 0, NULL, NULL));
-  expect_both("fill image", CL_INVALID_OPERATION,
-              kcb.clCommandFillImageKHR(cb, NULL, NULL, fx.a, color, zero3, region, 0, NULL, NULL, NULL),
-              clEnqueueFillImage(q, fx.a, color, zero3, region, 0, NULL, NULL));
+  /* regions, the buffer's range, formats, overlap, another context */
+  const size_t too_wide[3] = {9, 1, 1}, flat[3] = {4, 4, 2}, corner[3] = {2, 2, 0};
+  expect_both("fill beyond the image", CL_INVALID_VALUE,
+              kcb.clCommandFillImageKHR(cb, NULL, NULL, fx.image_a, color, zero3, too_wide, 0, NULL, NULL, NULL),
+              clEnqueueFillImage(q, fx.image_a, color, zero3, too_wide, 0, NULL, NULL));
+  expect_both("copy with a 2D image's region[2] of 2", CL_INVALID_VALUE,
+              kcb.clCommandCopyImageKHR(cb, NULL, NULL, fx.image_a, fx.image_b, zero3, zero3, flat, 0, NULL, NULL, NULL),
+              clEnqueueCopyImage(q, fx.image_a, fx.image_b, zero3, zero3, flat, 0, NULL, NULL));
+  expect_both("fill with no color", CL_INVALID_VALUE,
+              kcb.clCommandFillImageKHR(cb, NULL, NULL, fx.image_a, NULL, zero3, region, 0, NULL, NULL, NULL),
+              clEnqueueFillImage(q, fx.image_a, NULL, zero3, region, 0, NULL, NULL));
+  expect_both("image to buffer past the buffer", CL_INVALID_VALUE,
+              kcb.clCommandCopyImageToBufferKHR(cb, NULL, NULL, fx.image_a, fx.b, zero3, region, BYTES - 63, 0, NULL,
+                                                NULL, NULL),
+              clEnqueueCopyImageToBuffer(q, fx.image_a, fx.b, zero3, region, BYTES - 63, 0, NULL, NULL));
+  expect_both("buffer to image past the buffer", CL_INVALID_VALUE,
+              kcb.clCommandCopyBufferToImageKHR(cb, NULL, NULL, fx.a, fx.image_a, BYTES - 63, zero3, region, 0, NULL,
+                                                NULL, NULL),
+              clEnqueueCopyBufferToImage(q, fx.a, fx.image_a, BYTES - 63, zero3, region, 0, NULL, NULL));
+  expect_both("overlapping copy", CL_MEM_COPY_OVERLAP,
+              kcb.clCommandCopyImageKHR(cb, NULL, NULL, fx.image_a, fx.image_a, zero3, corner, region, 0, NULL, NULL,
+                                        NULL),
+              clEnqueueCopyImage(q, fx.image_a, fx.image_a, zero3, corner, region, 0, NULL, NULL));
+  const cl_image_format float4 = {CL_RGBA, CL_FLOAT};
+  const cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 8, .image_height = 8};
+  cl_int err;
+  cl_mem other_format = clCreateImage(env->context, 0, &float4, &desc, NULL, &err);
+  assert_cl_success(err);
+  expect_both("format mismatch", CL_IMAGE_FORMAT_MISMATCH,
+              kcb.clCommandCopyImageKHR(cb, NULL, NULL, fx.image_a, other_format, zero3, zero3, region, 0, NULL, NULL,
+                                        NULL),
+              clEnqueueCopyImage(q, fx.image_a, other_format, zero3, zero3, region, 0, NULL, NULL));
+  assert_cl_success(clReleaseMemObject(other_format));
+  expect_both("another context's buffer", CL_INVALID_CONTEXT,
+              kcb.clCommandCopyImageToBufferKHR(cb, NULL, NULL, fx.image_a, fx.other_buffer, zero3, region, 0, 0, NULL,
+                                                NULL, NULL),
+              clEnqueueCopyImageToBuffer(q, fx.image_a, fx.other_buffer, zero3, region, 0, 0, NULL, NULL));
   /* Nothing was recorded: the command buffer finalizes and runs empty. */
   assert_cl_success(kcb.clFinalizeCommandBufferKHR(cb));
   assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, NULL));

@@ -3,8 +3,9 @@
 
 /* The spec's capability table: which capability each enqueue call needs. Calls not listed
  * (kernels, native kernels, migrations, command buffers, recordings, SVM,
- * clEnqueueWaitForEvents) need the default capabilities. Kiln has no images, so its
- * unmaps are of buffers. */
+ * clEnqueueWaitForEvents) need the default capabilities. An unmap is checked as a buffer
+ * unmap (the check sees the command type only): every family with MAP_BUFFER has
+ * MAP_IMAGE too (queue_families.c). */
 static const struct {
   cl_command_type type;
   cl_command_queue_capabilities_intel needs;

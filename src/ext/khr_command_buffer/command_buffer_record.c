@@ -7,8 +7,8 @@
  * the commands recorded before. */
 #include "ext/khr_command_buffer/khr_command_buffer.h"
 
+#include "runtime/image.h"
 #include "runtime/kernel.h"
-#include "runtime/mem_object.h"
 #include "runtime/ndrange.h"
 
 #include <stdint.h>
@@ -158,25 +158,16 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandNDRangeKernelKHR(
                                                          global_work_size, local_work_size));
 }
 
-/* Image commands: no image can exist on Kiln's device, so a live memory object is a
- * buffer, and the device cannot run image commands (clEnqueueCopyImage's rules). */
-static cl_int record_image(struct recorder *r, cl_mem a, cl_mem b) {
-  cl_int err = check_sync_points(r);
-  if (err != CL_SUCCESS) return err;
-  if (!kiln_object_is_valid(a, KILN_OBJECT_MEM)) return CL_INVALID_MEM_OBJECT;
-  if (b != a && !kiln_object_is_valid(b, KILN_OBJECT_MEM)) return CL_INVALID_MEM_OBJECT;
-  return CL_INVALID_OPERATION;
-}
-
+/* Image commands: the enqueue paths' checks and commands (runtime/image.h). */
 CL_API_ENTRY cl_int CL_API_CALL clCommandCopyBufferToImageKHR(
     cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
     cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region,
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
   KILN_API_CALL;
-  (void)src_offset, (void)dst_origin, (void)region;
   RECORD_BEGIN();
-  return record_end(command_buffer, record_image(&r, src_buffer, dst_image));
+  return record_end(command_buffer,
+                    kiln_image_copy_from_buffer(&sink, src_buffer, dst_image, src_offset, dst_origin, region));
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clCommandCopyImageKHR(
@@ -185,9 +176,8 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandCopyImageKHR(
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
   KILN_API_CALL;
-  (void)src_origin, (void)dst_origin, (void)region;
   RECORD_BEGIN();
-  return record_end(command_buffer, record_image(&r, src_image, dst_image));
+  return record_end(command_buffer, kiln_image_copy(&sink, src_image, dst_image, src_origin, dst_origin, region));
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clCommandCopyImageToBufferKHR(
@@ -196,9 +186,9 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandCopyImageToBufferKHR(
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
   KILN_API_CALL;
-  (void)src_origin, (void)region, (void)dst_offset;
   RECORD_BEGIN();
-  return record_end(command_buffer, record_image(&r, src_image, dst_buffer));
+  return record_end(command_buffer,
+                    kiln_image_copy_to_buffer(&sink, src_image, dst_buffer, src_origin, region, dst_offset));
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clCommandFillImageKHR(
@@ -207,9 +197,8 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandFillImageKHR(
     cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
   KILN_API_CALL;
-  (void)fill_color, (void)origin, (void)region;
   RECORD_BEGIN();
-  return record_end(command_buffer, record_image(&r, image, image));
+  return record_end(command_buffer, kiln_image_fill(&sink, image, fill_color, origin, region));
 }
 
 /* SVM commands: the device supports no SVM, which clEnqueueSVMMemcpy and
