@@ -1,6 +1,6 @@
 /* context.h: contexts. A context holds one internal reference on itself for each
- * queue, memory object, program and event created in it, so it is destroyed only
- * after all of them. */
+ * queue, memory object, sampler, program and event created in it, so it is destroyed
+ * only after all of them. */
 #ifndef KILN_RUNTIME_CONTEXT_H
 #define KILN_RUNTIME_CONTEXT_H
 
