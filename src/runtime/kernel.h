@@ -12,7 +12,7 @@
 
 struct kiln_kernel_arg_value {
   bool set;
-  cl_mem mem;             /* global/constant pointer arguments: the object, or NULL */
+  cl_mem mem;             /* global/constant pointer and image arguments: the object, or NULL */
   uint64_t local_bytes;   /* __local pointer arguments: the size given */
 };
 

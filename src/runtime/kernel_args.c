@@ -1,10 +1,12 @@
-/* kernel_args.c: clSetKernelArg, the SVM-pointer and exec-info entry points (Kiln has no
+/* kernel_args.c: clSetKernelArg (buffers, images and samplers checked against the
+ * argument's declaration), the SVM-pointer and exec-info entry points (Kiln has no
  * SVM; extensions may accept exec-info names through a handler table), and the layout of
  * local memory for a launch. */
 #include "runtime/kernel.h"
 
 #include "runtime/extension.h"
-#include "runtime/mem_object.h"
+#include "runtime/image.h"
+#include "runtime/sampler.h"
 
 #include <string.h>
 
@@ -16,6 +18,65 @@ static cl_int set_mem_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc *a
   if (mem && (!kiln_mem_is_buffer(mem) || mem->context != kernel->context)) return CL_INVALID_MEM_OBJECT;
   v->mem = mem;
   (void)arg;
+  return CL_SUCCESS;
+}
+
+/* The image type an image argument's declared type takes (its kernel_arg_type name), and
+ * whether it is a depth type; 0 for a type that is no image (no value can be valid). */
+static cl_mem_object_type declared_image_type(const char *type_name, bool *depth) {
+  static const struct {
+    const char *name;
+    cl_mem_object_type type;
+    bool depth;
+  } types[] = {
+      {"image1d_t", CL_MEM_OBJECT_IMAGE1D, false},
+      {"image1d_buffer_t", CL_MEM_OBJECT_IMAGE1D_BUFFER, false},
+      {"image1d_array_t", CL_MEM_OBJECT_IMAGE1D_ARRAY, false},
+      {"image2d_t", CL_MEM_OBJECT_IMAGE2D, false},
+      {"image2d_array_t", CL_MEM_OBJECT_IMAGE2D_ARRAY, false},
+      {"image3d_t", CL_MEM_OBJECT_IMAGE3D, false},
+      {"image2d_depth_t", CL_MEM_OBJECT_IMAGE2D, true},
+      {"image2d_array_depth_t", CL_MEM_OBJECT_IMAGE2D_ARRAY, true},
+  };
+  for (size_t i = 0; type_name && i < sizeof types / sizeof types[0]; i++) {
+    if (strcmp(type_name, types[i].name) == 0) {
+      *depth = types[i].depth;
+      return types[i].type;
+    }
+  }
+  return 0;
+}
+
+/* An image argument: a live image of the kernel's context of the declared type (a depth
+ * type takes CL_DEPTH images), whose kernel access its flags allow; NULL is no image. */
+static cl_int set_image_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc *arg, struct kiln_kernel_arg_value *v,
+                            size_t arg_size, const void *arg_value) {
+  if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+  bool depth = false;
+  cl_mem_object_type type = declared_image_type(arg->type_name, &depth);
+  if (!type) return CL_INVALID_ARG_VALUE; /* an opaque type Kiln has no objects for (pipes) */
+  cl_mem mem = NULL;
+  if (arg_value) memcpy(&mem, arg_value, sizeof mem);
+  if (!kiln_mem_is_image(mem) || mem->context != kernel->context || mem->type != type) return CL_INVALID_MEM_OBJECT;
+  if (depth && mem->image->format.image_channel_order != CL_DEPTH) return CL_INVALID_MEM_OBJECT;
+  if (arg->access_qualifier == CL_KERNEL_ARG_ACCESS_READ_ONLY && (mem->flags & CL_MEM_WRITE_ONLY))
+    return CL_INVALID_ARG_VALUE;
+  if (arg->access_qualifier == CL_KERNEL_ARG_ACCESS_WRITE_ONLY && (mem->flags & CL_MEM_READ_ONLY))
+    return CL_INVALID_ARG_VALUE;
+  v->mem = mem;
+  return CL_SUCCESS;
+}
+
+/* A sampler argument: its bits go into the block now (the kernel never holds the sampler).
+ * The spec ties memory objects, not samplers, to the kernel's context. */
+static cl_int set_sampler_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc *arg, size_t arg_size,
+                              const void *arg_value) {
+  if (arg_size != sizeof(cl_sampler)) return CL_INVALID_ARG_SIZE;
+  if (!arg_value) return CL_INVALID_SAMPLER;
+  cl_sampler sampler;
+  memcpy(&sampler, arg_value, sizeof sampler);
+  if (!kiln_sampler_is_valid(sampler)) return CL_INVALID_SAMPLER;
+  memcpy(kernel->args + arg->offset, &sampler->bits, sizeof sampler->bits);
   return CL_SUCCESS;
 }
 
@@ -42,12 +103,12 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_ind
     if (arg_size == 0) return CL_INVALID_ARG_SIZE;
     v->local_bytes = arg_size;
     break;
-  case KILN_ARG_SAMPLER: /* the device has no images or samplers: no value can be valid */
-    if (arg_size != sizeof(cl_sampler)) return CL_INVALID_ARG_SIZE;
-    return CL_INVALID_SAMPLER;
+  case KILN_ARG_SAMPLER:
+    err = set_sampler_arg(kernel, arg, arg_size, arg_value);
+    break;
   case KILN_ARG_IMAGE:
-    if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
-    return CL_INVALID_ARG_VALUE;
+    err = set_image_arg(kernel, arg, v, arg_size, arg_value);
+    break;
   default:
     return CL_INVALID_ARG_VALUE;
   }

@@ -1,14 +1,14 @@
 /* ndrange.c: clEnqueueNDRangeKernel and clEnqueueTask. The launch is validated in the
  * spec's order, the geometry made final (a local size chosen when none is given), and the
  * argument block snapshotted into the command with memory objects resolved to their
- * storage (and held until the command completes). The command carries the launch, which
- * the device runs in batches (device/cpu/executor.h); the queue's sink submits it or, on
- * a queue carrying a recording, records it. */
+ * storage or, for images, their kernel view (and held until the command completes). The
+ * command carries the launch, which the device runs in batches (device/cpu/executor.h);
+ * the queue's sink submits it or, on a queue carrying a recording, records it. */
 #include "runtime/command.h"
 #include "runtime/context.h"
 #include "runtime/extension.h"
+#include "runtime/image.h"
 #include "runtime/kernel.h"
-#include "runtime/mem_object.h"
 #include "runtime/ndrange.h"
 #include "runtime/program.h"
 #include "runtime/queue.h"
@@ -103,23 +103,45 @@ static cl_int check_work_group(cl_kernel kernel, cl_uint work_dim, const size_t 
   return CL_SUCCESS;
 }
 
+static bool is_mem_arg(enum kiln_arg_kind kind) {
+  return kind == KILN_ARG_GLOBAL_PTR || kind == KILN_ARG_CONSTANT_PTR || kind == KILN_ARG_IMAGE;
+}
+
+/* What check_mem_args counts: memory objects to hold, and the image and sampler arguments
+ * the device limits per kernel (image.h). */
+struct arg_counts {
+  unsigned mem, read_images, write_images, samplers;
+};
+
 /* Checks every memory-object argument: still alive (the kernel does not retain them),
- * aligned when a sub-buffer. */
-static cl_int check_mem_args(cl_kernel kernel, unsigned *mem_count) {
+ * aligned when a sub-buffer; counts them. */
+static cl_int check_mem_args(cl_kernel kernel, struct arg_counts *counts) {
   const struct kiln_kernel_desc *desc = kernel->desc;
-  unsigned count = 0;
+  *counts = (struct arg_counts){0, 0, 0, 0};
   for (uint32_t i = 0; i < desc->num_args; i++) {
     enum kiln_arg_kind kind = desc->args[i].kind;
-    if (kind != KILN_ARG_GLOBAL_PTR && kind != KILN_ARG_CONSTANT_PTR) continue;
+    if (kind == KILN_ARG_SAMPLER) counts->samplers++;
+    if (!is_mem_arg(kind)) continue;
+    if (kind == KILN_ARG_IMAGE) {
+      bool read_only = desc->args[i].access_qualifier == CL_KERNEL_ARG_ACCESS_READ_ONLY;
+      *(read_only ? &counts->read_images : &counts->write_images) += 1;
+    }
     cl_mem mem = kernel->values[i].mem;
     if (!mem) continue;
-    if (!kiln_mem_is_buffer(mem)) return CL_INVALID_KERNEL_ARGS; /* released since it was set */
+    /* released since it was set */
+    if (kind == KILN_ARG_IMAGE ? !kiln_mem_is_image(mem) : !kiln_mem_is_buffer(mem)) return CL_INVALID_KERNEL_ARGS;
     cl_int err = kiln_mem_check_alignment(mem);
     if (err != CL_SUCCESS) return err;
-    count++;
+    counts->mem++;
   }
-  *mem_count = count;
   return CL_SUCCESS;
+}
+
+/* CL_OUT_OF_RESOURCES beyond the device's read-only image, write-only and read-write image,
+ * or sampler arguments. */
+static bool image_args_fit(const struct arg_counts *counts) {
+  return counts->read_images <= KILN_MAX_READ_IMAGE_ARGS && counts->write_images <= KILN_MAX_READ_WRITE_IMAGE_ARGS &&
+         counts->samplers <= KILN_MAX_SAMPLERS;
 }
 
 static bool args_fit_inline(const struct kiln_kernel_desc *desc) {
@@ -129,16 +151,17 @@ static bool args_fit_inline(const struct kiln_kernel_desc *desc) {
   return true;
 }
 
-/* Copies the argument block into `args`, resolving memory objects to storage pointers
- * and holding them, and laying out local memory. Returns the local bytes per group. */
+/* Copies the argument block into `args`, resolving buffers to storage pointers and images
+ * to their kernel view (image.h), holding both, and laying out local memory. Returns the
+ * local bytes per group. */
 static uint64_t snapshot_args(cl_kernel kernel, struct kiln_command *command, unsigned char *args) {
   const struct kiln_kernel_desc *desc = kernel->desc;
   memcpy(args, kernel->args, desc->args_block_size);
   for (uint32_t i = 0; i < desc->num_args; i++) {
     enum kiln_arg_kind kind = desc->args[i].kind;
-    if (kind != KILN_ARG_GLOBAL_PTR && kind != KILN_ARG_CONSTANT_PTR) continue;
+    if (!is_mem_arg(kind)) continue;
     cl_mem mem = kernel->values[i].mem;
-    void *pointer = mem ? mem->storage : NULL;
+    void *pointer = !mem ? NULL : kind == KILN_ARG_IMAGE ? (void *)&mem->image->device : (void *)mem->storage;
     memcpy(args + desc->args[i].offset, &pointer, sizeof pointer);
     if (mem) kiln_command_hold(command, &mem->obj);
   }
@@ -182,9 +205,10 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
     err = check_work_group(kernel, work_dim, zeros, local, true, false, limits);
     if (err != CL_SUCCESS) return err;
   }
-  unsigned mem_count;
-  if ((err = check_mem_args(kernel, &mem_count)) != CL_SUCCESS) return err;
+  struct arg_counts counts;
+  if ((err = check_mem_args(kernel, &counts)) != CL_SUCCESS) return err;
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_NDRANGE_KERNEL)) != CL_SUCCESS) return err;
+  if (!image_args_fit(&counts)) return CL_OUT_OF_RESOURCES;
   uint64_t local_bytes = kiln_kernel_local_mem_layout(kernel, NULL);
   if (local_bytes > limits->local_mem_size) return CL_OUT_OF_RESOURCES;
   /* Private memory is on the stack of the thread running the launcher. */
@@ -203,7 +227,7 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   launch->printf_buffer = uses_printf ? (struct kiln_printf_buffer *)args : NULL;
   if (uses_printf || !args_fit_inline(kernel->desc))
     args = kiln_command_side_alloc(command, kernel->desc->args_block_size, KILN_LOCAL_MEM_ALIGN);
-  if (!args || !kiln_command_reserve_holds(command, mem_count + 1)) {
+  if (!args || !kiln_command_reserve_holds(command, counts.mem + 1)) {
     kiln_command_discard(command);
     return CL_OUT_OF_HOST_MEMORY;
   }

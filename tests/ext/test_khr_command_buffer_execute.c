@@ -4,7 +4,8 @@
  * buffer, a sync-point DAG replayed with new input each time, barriers, 2-D and 3-D
  * NDRanges with offsets, a kernel of many work-groups, the event an enqueue returns
  * (type, profiling, user-event gating), ordering with ordinary commands on in-order and
- * out-of-order queues, and the extension specification's sample. */
+ * out-of-order queues, the extension specification's sample, and the four image commands
+ * with a kernel taking an image and a sampler. */
 #include "khr_command_buffer_test.h"
 
 #include <unistd.h>
@@ -50,6 +51,11 @@ static const char *source =
     "kernel void vector_addition(global int *tile1, global int *tile2, global int *res) {\n"
     "  size_t index = get_global_id(0);\n"
     "  res[index] = tile1[index] + tile2[index];\n"
+    "}\n"
+    "kernel void probe(read_only image2d_t im, sampler_t s, global int *out) {\n"
+    "  out[0] = get_image_width(im);\n"
+    "  out[1] = get_image_height(im);\n"
+    "  out[2] = (int)(read_imagef(im, s, (int2)(1, 1)).x * 255.0f + 0.5f);\n"
     "}\n";
 
 static cl_program program;
@@ -204,6 +210,72 @@ static void test_copy_fill_rect_results(void **state) {
   assert_cl_success(kcb.clReleaseCommandBufferKHR(cb));
   assert_cl_success(clReleaseMemObject(s));
   for (int i = 0; i < 4; i++) assert_cl_success(clReleaseMemObject(d[i]));
+}
+
+/* The image commands recorded and replayed with new input: buffer to image, fill, image to
+ * image (a 2D image into a slice of a 3D one), image to buffer, and a kernel whose image and
+ * sampler arguments were set before recording, the image released by the application. */
+static void test_image_commands_results(void **state) {
+  struct kiln_test_env *env = *state;
+  enum { W = 8, H = 6, BYTES2 = W * H * 4, BYTES3 = BYTES2 * 2 };
+  cl_int err;
+  const cl_image_format rgba8 = {CL_RGBA, CL_UNORM_INT8};
+  const cl_image_desc d2 = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = W, .image_height = H};
+  const cl_image_desc d3 = {.image_type = CL_MEM_OBJECT_IMAGE3D, .image_width = W, .image_height = H, .image_depth = 2};
+  cl_mem a = clCreateImage(env->context, 0, &rgba8, &d2, NULL, &err);
+  assert_cl_success(err);
+  cl_mem b = clCreateImage(env->context, 0, &rgba8, &d3, NULL, &err);
+  assert_cl_success(err);
+  cl_mem src = kcb_buffer(env->context, BYTES2), dst = kcb_buffer(env->context, BYTES3);
+  cl_mem out = kcb_buffer(env->context, 3 * sizeof(cl_int));
+  cl_sampler sampler = clCreateSampler(env->context, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST, &err);
+  assert_cl_success(err);
+  cl_kernel probe = kcb_kernel(program, "probe");
+  assert_cl_success(clSetKernelArg(probe, 0, sizeof a, &a));
+  assert_cl_success(clSetKernelArg(probe, 1, sizeof sampler, &sampler));
+  kcb_arg_mem(probe, 2, out);
+
+  const size_t zero[3] = {0, 0, 0}, whole2[3] = {W, H, 1}, whole3[3] = {W, H, 2};
+  const size_t fill_origin[3] = {1, 1, 0}, fill_region[3] = {3, 2, 1}, slice1[3] = {0, 0, 1};
+  const cl_float color[4] = {1.0f, 0.0f, 0.5f, 1.0f};
+  const unsigned char color8[4] = {255, 0, 128, 255};
+  cl_command_buffer_khr cb = kcb_create(env->queue, 0);
+  cl_sync_point_khr s_in, s_fill, s_copy, s_out;
+  assert_cl_success(kcb.clCommandCopyBufferToImageKHR(cb, NULL, NULL, src, a, 0, zero, whole2, 0, NULL, &s_in, NULL));
+  assert_cl_success(
+      kcb.clCommandFillImageKHR(cb, NULL, NULL, a, color, fill_origin, fill_region, 1, &s_in, &s_fill, NULL));
+  assert_cl_success(kcb.clCommandCopyImageKHR(cb, NULL, NULL, a, b, zero, slice1, whole2, 1, &s_fill, &s_copy, NULL));
+  assert_cl_success(kcb.clCommandCopyImageToBufferKHR(cb, NULL, NULL, b, dst, zero, whole3, 0, 1, &s_copy, &s_out, NULL));
+  const size_t one = 1;
+  assert_cl_success(kcb.clCommandNDRangeKernelKHR(cb, NULL, NULL, probe, 1, NULL, &one, NULL, 1, &s_fill, NULL, NULL));
+  assert_cl_success(kcb.clFinalizeCommandBufferKHR(cb));
+  assert_cl_success(clReleaseMemObject(a)); /* the recorded commands hold it */
+  assert_cl_success(clReleaseSampler(sampler)); /* its bits were copied at clSetKernelArg */
+
+  cl_uint seed = 4242;
+  for (int round = 0; round < 3; round++) {
+    unsigned char in[BYTES2], zeros[BYTES3] = {0}, want[BYTES3], got[BYTES3];
+    for (int i = 0; i < BYTES2; i++) in[i] = (unsigned char)kcb_random(&seed);
+    kcb_write(env->queue, src, BYTES2, in);
+    assert_cl_success(clEnqueueWriteImage(env->queue, b, CL_TRUE, zero, whole3, 0, 0, zeros, 0, NULL, NULL));
+    assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, NULL));
+    /* slice 0 of b stays zero; slice 1 is the source with the filled rectangle */
+    memset(want, 0, BYTES2);
+    memcpy(want + BYTES2, in, BYTES2);
+    for (size_t y = 1; y < 3; y++)
+      for (size_t x = 1; x < 4; x++) memcpy(want + BYTES2 + (y * W + x) * 4, color8, 4);
+    kcb_read(env->queue, dst, BYTES3, got);
+    assert_memory_equal(got, want, BYTES3);
+    cl_int probed[3];
+    kcb_read(env->queue, out, sizeof probed, probed);
+    assert_int_equal(probed[0], W);
+    assert_int_equal(probed[1], H);
+    assert_int_equal(probed[2], 255);
+  }
+  assert_cl_success(kcb.clReleaseCommandBufferKHR(cb));
+  assert_cl_success(clReleaseKernel(probe));
+  cl_mem all[] = {b, src, dst, out};
+  for (int i = 0; i < 4; i++) assert_cl_success(clReleaseMemObject(all[i]));
 }
 
 /* "Any changes to kernel after calling clCommandNDRangeKernelKHR ... have no effect on
@@ -906,6 +978,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       KCB_TEST(test_enqueue_errors),
       KCB_TEST(test_copy_fill_rect_results),
+      KCB_TEST(test_image_commands_results),
       KCB_TEST(test_kernel_arguments_captured),
       KCB_TEST(test_memory_objects_retained),
       KCB_TEST(test_kernel_argument_kinds),

@@ -6,7 +6,8 @@
  * clEnqueueRecordingQCOM and clEnqueueRecordingSVMQCOM, and that a failing call applies
  * none of its updates; the event a replay returns (info, wait lists, callbacks,
  * profiling), ordering with ordinary commands, releasing everything while an execution
- * is pending, and a kernel of many work-groups. Results are checked on the host. */
+ * is pending, a kernel of many work-groups, and image and sampler arguments updated.
+ * Results are checked on the host. */
 #include "qcom_recordable_test.h"
 
 #include <stdbool.h>
@@ -32,6 +33,10 @@ static const char *source =
     "  out[i] = in[i] * 2 - (int)get_global_id(2);\n"
     "}\n"
     "kernel void put(global int *p, int v) { p[get_global_id(0)] = v; }\n"
+    "kernel void probe(read_only image2d_t im, sampler_t s, global int *out) {\n"
+    "  out[0] = get_image_width(im);\n"
+    "  out[1] = (int)(read_imagef(im, s, (float2)(-4.0f, 0.5f)).x * 255.0f + 0.5f);\n"
+    "}\n"
     KILN_TEST_SCALE_SOURCE
     KILN_TEST_GROUP_SUM_SOURCE
     "#if __OPENCL_C_VERSION__ >= 200\n"
@@ -376,6 +381,61 @@ static void test_update_buffer_and_scalar_args(void **state) {
   assert_cl_success(clReleaseKernel(k));
   cl_mem all[] = {a, b, out1, out2};
   for (size_t i = 0; i < 4; i++) assert_cl_success(clReleaseMemObject(all[i]));
+}
+
+/* Image and sampler arguments: recorded as set, updated to another image and sampler, and
+ * the recorded image kept alive after the application releases it. */
+static void test_update_image_and_sampler_args(void **state) {
+  struct kiln_test_env *env = *state;
+  cl_int err;
+  const cl_image_format rgba8 = {CL_RGBA, CL_UNORM_INT8};
+  cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 4, .image_height = 2};
+  cl_mem narrow = clCreateImage(env->context, CL_MEM_READ_ONLY, &rgba8, &desc, NULL, &err);
+  assert_cl_success(err);
+  desc.image_width = 9;
+  cl_mem wide = clCreateImage(env->context, CL_MEM_READ_ONLY, &rgba8, &desc, NULL, &err);
+  assert_cl_success(err);
+  const cl_float white[4] = {1, 1, 1, 1};
+  const size_t origin[3] = {0, 0, 0}, narrow_region[3] = {4, 2, 1}, wide_region[3] = {9, 2, 1};
+  assert_cl_success(clEnqueueFillImage(env->queue, narrow, white, origin, narrow_region, 0, NULL, NULL));
+  assert_cl_success(clEnqueueFillImage(env->queue, wide, white, origin, wide_region, 0, NULL, NULL));
+  /* unnormalized: x = -4 is the edge pixel with clamp-to-edge, the border (0) with clamp */
+  cl_sampler edge = clCreateSampler(env->context, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST, &err);
+  assert_cl_success(err);
+  cl_sampler border = clCreateSampler(env->context, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err);
+  assert_cl_success(err);
+  cl_mem out = qrq_buffer_filled(env->queue, env->context, 2, -1);
+  cl_kernel k = qrq_kernel(program, "probe");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof narrow, &narrow));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof edge, &edge));
+  qrq_arg_mem(k, 2, out);
+  cl_command_queue rq = qrq_recordable_queue(env);
+  const size_t one = 1;
+  cl_recording_qcom r = qrq_record(rq, k, 1, &one, NULL);
+  assert_cl_success(clReleaseMemObject(narrow)); /* the recording holds it */
+  qrq_replay(env->queue, r);
+  cl_int got[2];
+  qrq_read(env->queue, out, sizeof got, got);
+  assert_int_equal(got[0], 4);
+  assert_int_equal(got[1], 255);
+  cl_array_arg_qcom args[] = {qrq_arg(0, 0, sizeof wide, &wide), qrq_arg(0, 1, sizeof border, &border)};
+  assert_cl_success(qrq_replay_args(env->queue, r, 2, args));
+  assert_cl_success(clFinish(env->queue));
+  qrq_read(env->queue, out, sizeof got, got);
+  assert_int_equal(got[0], 9);
+  assert_int_equal(got[1], 0);
+  /* an update is checked as clSetKernelArg checks it */
+  cl_array_arg_qcom bad[] = {qrq_arg(0, 1, sizeof out, &out)};
+  assert_int_equal(qrq_replay_args(env->queue, r, 1, bad), CL_INVALID_SAMPLER);
+  cl_array_arg_qcom not_image[] = {qrq_arg(0, 0, sizeof out, &out)};
+  assert_int_equal(qrq_replay_args(env->queue, r, 1, not_image), CL_INVALID_MEM_OBJECT);
+  assert_cl_success(qrq.clReleaseRecordingQCOM(r));
+  assert_cl_success(clReleaseCommandQueue(rq));
+  assert_cl_success(clReleaseKernel(k));
+  assert_cl_success(clReleaseSampler(edge));
+  assert_cl_success(clReleaseSampler(border));
+  assert_cl_success(clReleaseMemObject(wide));
+  assert_cl_success(clReleaseMemObject(out));
 }
 
 /* A local-memory argument (arg_value NULL, a size) can be updated: the dispatch's
@@ -1466,6 +1526,7 @@ int main(void) {
       QRQ_TEST(test_spec_sample),
       QRQ_TEST(test_update_buffer_and_scalar_args),
       QRQ_TEST(test_update_local_memory_arg),
+      QRQ_TEST(test_update_image_and_sampler_args),
       QRQ_TEST(test_update_global_offsets),
       QRQ_TEST(test_update_global_sizes),
       QRQ_TEST(test_update_local_sizes),
