@@ -3,7 +3,7 @@
  * cl_sampler argument and as a constant sampler_t, on 1D, 1D-array, 2D, 2D-array and 3D
  * images, against a host reference written from the environment spec's addressing and
  * filtering formulas; integer coordinates; every supported format read (samplerless) and
- * written against the spec's conversion rules; the get_image_* queries of every type;
+ * written against the spec's conversion rules (normalized reads within its 1.5 ulp); the get_image_* queries of every type;
  * read_write images; depth images; a 2D image over a buffer written and read by kernels. */
 #include "kiln_test.h"
 
@@ -490,7 +490,12 @@ static void test_format_reads(void **state) {
                      iv[c]);
           continue;
         }
-        float tolerance = fc->order == CL_sRGBA ? 1e-5f : 0.0f; /* powf may differ by an ulp */
+        /* Normalized conversions: within 1.5 ulp (env spec), exact at 0 and 1; sRGB: powf. */
+        bool normalized = fc->type == CL_UNORM_INT8 || fc->type == CL_UNORM_INT16 || fc->type == CL_SNORM_INT8 ||
+                          fc->type == CL_SNORM_INT16;
+        float tolerance = fc->order == CL_sRGBA ? 1e-5f
+                          : normalized && f[c] != 0.0f && fabsf(f[c]) != 1.0f ? 1.5f * (nextafterf(fabsf(f[c]), INFINITY) - fabsf(f[c]))
+                                                                               : 0.0f;
         if (!(fabsf(out[e].f[c] - f[c]) <= tolerance))
           fail_msg("format %#x/%#x element %zu channel %d: got %a, want %a", fc->order, fc->type, e, c, out[e].f[c],
                    f[c]);

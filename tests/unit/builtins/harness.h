@@ -52,9 +52,9 @@ static inline void *kiln_bt_load(const char *name, const char *std) {
            "clang-19 -target " KILN_CLANG_TRIPLE " -x cl -cl-std=%s -Xclang -fdeclare-opencl-builtins "
            "-Xclang -finclude-default-header -Xclang -cl-ext=" KILN_CLANG_CL_EXT
            " -U__SPIR__ -U__SPIR64__ -O1 -emit-llvm -c %s/%s.cl -o k.bc; "
-           "llvm-link-19 k.bc " KILN_BUILTINS_BC " -o linked.bc; llvm-dis-19 linked.bc -o linked.ll; "
+           "llvm-link-19 --only-needed k.bc " KILN_BUILTINS_BC " -o linked.bc; llvm-dis-19 linked.bc -o linked.ll; "
            "sed -e 's/^target datalayout = .*/target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128\"/' "
-           "-e 's/^target triple = .*/target triple = \"x86_64-pc-linux-gnu\"/' -e 's/spir_func //g; s/spir_kernel //g' -e 's/target(\"spirv.Event\")/ptr/g' "
+           "-e 's/^target triple = .*/target triple = \"x86_64-pc-linux-gnu\"/' -e 's/spir_func //g; s/spir_kernel //g' -e 's/target(\"spirv[.][A-Za-z]*\"[^)]*)/ptr/g' "
            "linked.ll > host.ll; "
            "clang-19 -Wno-override-module -O2 -fPIC -shared host.ll %s/harness_intrinsics.c -o k.so -lsleef -lm",
            tmp, std, dir, name, dir);

@@ -113,17 +113,9 @@ static inline bool kiln_inside(kimg im, int x, int y, int z) {
   return (uint)x < (uint)im->width && (uint)y < (uint)im->height && (uint)z < (uint)(im->depth * im->array_size);
 }
 
-/* ---- Loads: one element as read_image* returns it ---- */
+/* ---- Loads: elements as read_image* returns them ---- */
 
-/* n channels of type T (1, 2 or 4), the rest 0. */
-#define LOAD_N(T, p, n)                                                                     \
-  ({                                                                                        \
-    T##4 v_ = 0;                                                                            \
-    if ((n) == 4) v_ = *(const __global T##4_u *)(p);                                       \
-    else if ((n) == 2) v_.xy = *(const __global T##2_u *)(p);                               \
-    else v_.x = *(const __global T##_u *)(p);                                               \
-    v_;                                                                                     \
-  })
+/* Element stores of n channels of type T (1, 2 or 4). */
 #define STORE_N(T, p, n, v)                                                                 \
   do {                                                                                      \
     if ((n) == 4) *(__global T##4_u *)(p) = (v);                                            \
@@ -131,72 +123,138 @@ static inline bool kiln_inside(kimg im, int x, int y, int z) {
     else *(__global T##_u *)(p) = (v).x;                                                    \
   } while (0)
 
+/* n stored channels of type T (n a constant: 1, 2 or 4), the rest 0. */
+#define RAW(T, n, p)                                                                        \
+  ((n) == 4   ? *(const __global T##4_u *)(p)                                               \
+   : (n) == 2 ? (T##4)(*(const __global T##2_u *)(p), 0, 0)                                 \
+              : (T##4)(*(const __global T##_u *)(p), 0, 0, 0))
+
+/* Channel data type -> float4 of the stored channels. Normalized values are scaled by a
+ * reciprocal: within the spec's 1.5 ulp, and exact at 0 and the maximum, as it requires. */
+#define DECODE_UNORM_INT8(p, n) (__builtin_convertvector(RAW(uchar, n, p), float4) * (1.0f / 255.0f))
+#define DECODE_UNORM_INT16(p, n) (__builtin_convertvector(RAW(ushort, n, p), float4) * (1.0f / 65535.0f))
+#define DECODE_SNORM_INT8(p, n) FMAX(__builtin_convertvector(RAW(char, n, p), float4) * (1.0f / 127.0f), (float4)-1.0f)
+#define DECODE_SNORM_INT16(p, n) FMAX(__builtin_convertvector(RAW(short, n, p), float4) * (1.0f / 32767.0f), (float4)-1.0f)
+#define DECODE_FLOAT(p, n) RAW(float, n, p)
+#define DECODE_HALF_FLOAT(p, n)                                                                        \
+  ((n) == 4   ? vload_half4(0, (const __global half *)(p))                                             \
+   : (n) == 2 ? (float4)(vload_half2(0, (const __global half *)(p)), 0.0f, 0.0f)                      \
+              : (float4)(vload_half(0, (const __global half *)(p)), 0.0f, 0.0f, 0.0f))
+
+/* Missing components 0, alpha 1 (R, RG, DEPTH store fewer than 4 channels). */
+#define COMPLETE(T4, v, n, one) ((n) == 4 ? (v) : (n) == 2 ? (T4)((v).x, (v).y, 0, one) : (T4)((v).x, 0, 0, one))
+
 static inline float kiln_srgb_to_linear(float c) {
   return c <= 0.04045f ? c / 12.92f : __builtin_powf((c + 0.055f) / 1.055f, 2.4f);
 }
 
-/* Stored channels -> (r, g, b, a): missing components 0, alpha `one`. */
-#define COMPLETE(T, v, order, one)                                                          \
-  ((order) == K_RGBA || (order) == K_sRGBA ? (v)                                            \
-   : (order) == K_BGRA                     ? (v).zyxw                                       \
-   : (order) == K_RG                       ? (T##4)((v).x, (v).y, 0, one)                   \
-                                           : (T##4)((v).x, 0, 0, one))
+/* The decoding a format needs, as one number: (data type - CL_SNORM_INT8) * 4 + stored
+ * channels, or a key of its own for the reordered and sRGB orders (UNORM_INT8 only).
+ * It depends only on the image's view, whose fields the launcher made per-call values:
+ * computed once per call, it leaves one well-predicted jump per read. */
+#define KEY(type, n) (((type) - K_SNORM_INT8) * 4 + (n))
+#define KEY_BGRA 100
+#define KEY_sRGBA 101
+static inline uint kiln_format_key(kimg im) {
+  uint order = im->order;
+  if (order == K_BGRA) return KEY_BGRA;
+  if (order == K_sRGBA) return KEY_sRGBA;
+  return KEY(im->type, order == K_RGBA ? 4 : order == K_RG ? 2 : 1);
+}
 
-static inline float4 kiln_load_f(kimg im, const __global uchar *p) {
-  uint n = kiln_channels(im->order);
-  float4 c;
-  switch (im->type) {
-  case K_UNORM_INT8: c = __builtin_convertvector(LOAD_N(uchar, p, n), float4) / 255.0f; break;
-  case K_UNORM_INT16: c = __builtin_convertvector(LOAD_N(ushort, p, n), float4) / 65535.0f; break;
-  case K_SNORM_INT8: c = FMAX(__builtin_convertvector(LOAD_N(char, p, n), float4) / 127.0f, (float4)-1.0f); break;
-  case K_SNORM_INT16: c = FMAX(__builtin_convertvector(LOAD_N(short, p, n), float4) / 32767.0f, (float4)-1.0f); break;
-  case K_HALF_FLOAT: {
-    const __global half *h = (const __global half *)p;
-    c = n == 4 ? vload_half4(0, h) : n == 2 ? (float4)(vload_half2(0, h), 0, 0) : (float4)(vload_half(0, h), 0, 0, 0);
+#define FOR_CHANNEL_COUNTS(M, ...) M(1, __VA_ARGS__) M(2, __VA_ARGS__) M(4, __VA_ARGS__)
+#define FLOAT_CASE(n, TYPE)                                                                 \
+  case KEY(K_##TYPE, n):                                                                    \
+    for (int i = 0; i < count; i++) out[i] = COMPLETE(float4, DECODE_##TYPE(p[i], n), n, 1.0f); \
+    break;
+#define INT_CASE(n, TYPE, T, T4, one)                                                       \
+  case KEY(K_##TYPE, n):                                                                    \
+    for (int i = 0; i < count; i++) out[i] = COMPLETE(T4, __builtin_convertvector(RAW(T, n, p[i]), T4), n, one); \
+    break;
+
+/* `count` elements at p[0..count-1] as read_imagef returns them. Reading an integer
+ * format with read_imagef is undefined: zeros. */
+static inline void kiln_gather_f(kimg im, int count, const __global uchar *const *p, float4 *out) {
+  switch (kiln_format_key(im)) {
+    FOR_CHANNEL_COUNTS(FLOAT_CASE, UNORM_INT8)
+    FOR_CHANNEL_COUNTS(FLOAT_CASE, UNORM_INT16)
+    FOR_CHANNEL_COUNTS(FLOAT_CASE, SNORM_INT8)
+    FOR_CHANNEL_COUNTS(FLOAT_CASE, SNORM_INT16)
+    FOR_CHANNEL_COUNTS(FLOAT_CASE, HALF_FLOAT)
+    FOR_CHANNEL_COUNTS(FLOAT_CASE, FLOAT)
+  case KEY_BGRA:
+    for (int i = 0; i < count; i++) out[i] = DECODE_UNORM_INT8(p[i], 4).zyxw;
+    break;
+  case KEY_sRGBA:
+    for (int i = 0; i < count; i++) {
+      float4 c = DECODE_UNORM_INT8(p[i], 4);
+      out[i] = (float4)(kiln_srgb_to_linear(c.x), kiln_srgb_to_linear(c.y), kiln_srgb_to_linear(c.z), c.w);
+    }
+    break;
+  default:
+    for (int i = 0; i < count; i++) out[i] = 0.0f;
     break;
   }
-  default: c = LOAD_N(float, p, n); break; /* K_FLOAT (read_imagef of integer formats is undefined) */
-  }
-  if (im->order == K_sRGBA) c = (float4)(kiln_srgb_to_linear(c.x), kiln_srgb_to_linear(c.y), kiln_srgb_to_linear(c.z), c.w);
-  return COMPLETE(float, c, im->order, 1.0f);
 }
 
-static inline int4 kiln_load_i(kimg im, const __global uchar *p) {
-  uint n = kiln_channels(im->order);
-  int4 c;
-  switch (im->type) {
-  case K_SIGNED_INT8: c = __builtin_convertvector(LOAD_N(char, p, n), int4); break;
-  case K_SIGNED_INT16: c = __builtin_convertvector(LOAD_N(short, p, n), int4); break;
-  default: c = LOAD_N(int, p, n); break; /* K_SIGNED_INT32 */
+static inline void kiln_gather_i(kimg im, int count, const __global uchar *const *p, int4 *out) {
+  switch (kiln_format_key(im)) {
+    FOR_CHANNEL_COUNTS(INT_CASE, SIGNED_INT8, char, int4, 1)
+    FOR_CHANNEL_COUNTS(INT_CASE, SIGNED_INT16, short, int4, 1)
+    FOR_CHANNEL_COUNTS(INT_CASE, SIGNED_INT32, int, int4, 1)
+  default:
+    for (int i = 0; i < count; i++) out[i] = 0;
+    break;
   }
-  return COMPLETE(int, c, im->order, 1);
 }
 
-static inline uint4 kiln_load_ui(kimg im, const __global uchar *p) {
-  uint n = kiln_channels(im->order);
-  uint4 c;
-  switch (im->type) {
-  case K_UNSIGNED_INT8: c = __builtin_convertvector(LOAD_N(uchar, p, n), uint4); break;
-  case K_UNSIGNED_INT16: c = __builtin_convertvector(LOAD_N(ushort, p, n), uint4); break;
-  default: c = LOAD_N(uint, p, n); break; /* K_UNSIGNED_INT32 */
+static inline void kiln_gather_ui(kimg im, int count, const __global uchar *const *p, uint4 *out) {
+  switch (kiln_format_key(im)) {
+    FOR_CHANNEL_COUNTS(INT_CASE, UNSIGNED_INT8, uchar, uint4, 1u)
+    FOR_CHANNEL_COUNTS(INT_CASE, UNSIGNED_INT16, ushort, uint4, 1u)
+    FOR_CHANNEL_COUNTS(INT_CASE, UNSIGNED_INT32, uint, uint4, 1u)
+  default:
+    for (int i = 0; i < count; i++) out[i] = 0;
+    break;
   }
-  return COMPLETE(uint, c, im->order, 1u);
 }
 
 /* Border color (CLK_ADDRESS_CLAMP): 0, with alpha 1 for orders without alpha. */
 static inline bool kiln_border_alpha_one(kimg im) { return im->order == K_R || im->order == K_RG || im->order == K_DEPTH; }
 
+/* The elements at (x[i], y[i], z[i]), i < count (a constant): one decode for all of
+ * them; an element outside the image reads the border color (its load goes to the
+ * first element, always there, so that no branch is needed). */
+#define TEXELS(NAME, T4, GATHER, ONE)                                                        \
+  static inline void NAME(kimg im, int count, const int *x, const int *y, const int *z, T4 *out) { \
+    const __global uchar *p[8];                                                              \
+    bool inside[8];                                                                          \
+    for (int i = 0; i < count; i++) {                                                        \
+      inside[i] = kiln_inside(im, x[i], y[i], z[i]);                                         \
+      p[i] = inside[i] ? kiln_address(im, x[i], y[i], z[i]) : im->data;                     \
+    }                                                                                        \
+    GATHER(im, count, p, out);                                                               \
+    T4 border = (T4)(0, 0, 0, kiln_border_alpha_one(im) ? ONE : 0);                          \
+    for (int i = 0; i < count; i++) out[i] = inside[i] ? out[i] : border;                    \
+  }
+TEXELS(kiln_texels_f, float4, kiln_gather_f, 1.0f)
+TEXELS(kiln_texels_i, int4, kiln_gather_i, 1)
+TEXELS(kiln_texels_ui, uint4, kiln_gather_ui, 1u)
+
 static inline float4 kiln_texel_f(kimg im, int x, int y, int z) {
-  if (!kiln_inside(im, x, y, z)) return (float4)(0.0f, 0.0f, 0.0f, kiln_border_alpha_one(im) ? 1.0f : 0.0f);
-  return kiln_load_f(im, kiln_address(im, x, y, z));
+  float4 t;
+  kiln_texels_f(im, 1, &x, &y, &z, &t);
+  return t;
 }
 static inline int4 kiln_texel_i(kimg im, int x, int y, int z) {
-  if (!kiln_inside(im, x, y, z)) return (int4)(0, 0, 0, kiln_border_alpha_one(im) ? 1 : 0);
-  return kiln_load_i(im, kiln_address(im, x, y, z));
+  int4 t;
+  kiln_texels_i(im, 1, &x, &y, &z, &t);
+  return t;
 }
 static inline uint4 kiln_texel_ui(kimg im, int x, int y, int z) {
-  if (!kiln_inside(im, x, y, z)) return (uint4)(0, 0, 0, kiln_border_alpha_one(im) ? 1 : 0);
-  return kiln_load_ui(im, kiln_address(im, x, y, z));
+  uint4 t;
+  kiln_texels_ui(im, 1, &x, &y, &z, &t);
+  return t;
 }
 
 /* ---- Addressing and filtering ---- */
@@ -263,18 +321,23 @@ static inline float4 kiln_sample_f(kimg im, uint s, float4 c, int g) {
     int z = three ? kiln_nearest(c.z, im->depth, s) : layer;
     return kiln_texel_f(im, x, y, z);
   }
-  float a, b, d;
+  float a, b = 0.0f, d = 0.0f;
   int2 X = kiln_linear(c.x, im->width, s, &a);
-  if (!two)
-    return (1.0f - a) * kiln_texel_f(im, X.x, 0, layer) + a * kiln_texel_f(im, X.y, 0, layer);
-  int2 Y = kiln_linear(c.y, im->height, s, &b);
+  int2 Y = two ? kiln_linear(c.y, im->height, s, &b) : (int2)(0, 0);
   int2 Z = three ? kiln_linear(c.z, im->depth, s, &d) : (int2)(layer, layer);
-  float4 near = (1.0f - a) * (1.0f - b) * kiln_texel_f(im, X.x, Y.x, Z.x) + a * (1.0f - b) * kiln_texel_f(im, X.y, Y.x, Z.x) +
-                (1.0f - a) * b * kiln_texel_f(im, X.x, Y.y, Z.x) + a * b * kiln_texel_f(im, X.y, Y.y, Z.x);
-  if (!three) return near;
-  float4 far = (1.0f - a) * (1.0f - b) * kiln_texel_f(im, X.x, Y.x, Z.y) + a * (1.0f - b) * kiln_texel_f(im, X.y, Y.x, Z.y) +
-               (1.0f - a) * b * kiln_texel_f(im, X.x, Y.y, Z.y) + a * b * kiln_texel_f(im, X.y, Y.y, Z.y);
-  return (1.0f - d) * near + d * far;
+  /* Corner i: x from bit 0, y from bit 1, z from bit 2; weights likewise. */
+  int count = three ? 8 : two ? 4 : 2, x[8], y[8], z[8];
+  float4 t[8];
+  for (int i = 0; i < count; i++) {
+    x[i] = i & 1 ? X.y : X.x;
+    y[i] = i & 2 ? Y.y : Y.x;
+    z[i] = i & 4 ? Z.y : Z.x;
+  }
+  kiln_texels_f(im, count, x, y, z, t);
+  float4 sum = 0.0f;
+  for (int i = 0; i < count; i++)
+    sum += (i & 1 ? a : 1.0f - a) * (i & 2 ? b : 1.0f - b) * (i & 4 ? d : 1.0f - d) * t[i];
+  return sum;
 }
 
 /* Integer formats: nearest filtering only (linear is undefined for them). */
