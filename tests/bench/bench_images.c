@@ -42,8 +42,9 @@ static float channel(const struct picture *p, long x, long y, int c) {
 }
 
 static float reference_resample(const struct picture *src, size_t dw, size_t dh, size_t x, size_t y, int c) {
-  float u = ((float)x + 0.5f) / (float)dw * (float)src->w - 0.5f;
-  float v = ((float)y + 0.5f) / (float)dh * (float)src->h - 0.5f;
+  /* The kernel's float arithmetic, step by step: the sample position is sensitive to it. */
+  float u = ((float)x + 0.5f) * (1.0f / (float)dw) * (float)src->w - 0.5f;
+  float v = ((float)y + 0.5f) * (1.0f / (float)dh) * (float)src->h - 0.5f;
   long i = (long)floorf(u), j = (long)floorf(v);
   float a = u - floorf(u), b = v - floorf(v);
   return (1 - a) * (1 - b) * channel(src, i, j, c) + a * (1 - b) * channel(src, i + 1, j, c) +

@@ -103,8 +103,6 @@ void OVL vstore_half_rte(float v, size_t i, __global half *p);
 #define TO_NORMALIZED(v, scale, lo, hi, T4) \
   __builtin_convertvector(__builtin_elementwise_rint(CLAMP((v) == (v) ? (v) * (scale) : 0.0f, (float4)(lo), (float4)(hi))), T4)
 
-static inline uint kiln_channels(uint order) { return order == K_RGBA || order == K_BGRA || order == K_sRGBA ? 4 : order == K_RG ? 2 : 1; }
-
 static inline __global uchar *kiln_address(kimg im, int x, int y, int z) {
   return im->data + (size_t)x * im->element_size + (size_t)y * im->row_pitch + (size_t)z * im->slice_pitch;
 }
@@ -148,18 +146,20 @@ static inline float kiln_srgb_to_linear(float c) {
   return c <= 0.04045f ? c / 12.92f : __builtin_powf((c + 0.055f) / 1.055f, 2.4f);
 }
 
-/* The decoding a format needs, as one number: (data type - CL_SNORM_INT8) * 4 + stored
- * channels, or a key of its own for the reordered and sRGB orders (UNORM_INT8 only).
- * It depends only on the image's view, whose fields the launcher made per-call values:
- * computed once per call, it leaves one well-predicted jump per read. */
+/* The decoding a format needs, as one number (KILN_IMAGE_FORMAT_KEY of kernel_abi.h).
+ * It depends only on the image's view, whose fields the launcher made per-call values, so
+ * it is computed once per call and leaves one well-predicted jump per read; in a launcher
+ * specialized for a format the compiler makes it a constant (__kiln_image_format_key). */
 #define KEY(type, n) (((type) - K_SNORM_INT8) * 4 + (n))
 #define KEY_BGRA 100
 #define KEY_sRGBA 101
+uint __kiln_image_format_key(kimg im, uint computed) __attribute__((const));
 static inline uint kiln_format_key(kimg im) {
   uint order = im->order;
-  if (order == K_BGRA) return KEY_BGRA;
-  if (order == K_sRGBA) return KEY_sRGBA;
-  return KEY(im->type, order == K_RGBA ? 4 : order == K_RG ? 2 : 1);
+  uint computed = order == K_BGRA    ? KEY_BGRA
+                  : order == K_sRGBA ? KEY_sRGBA
+                                     : KEY(im->type, order == K_RGBA ? 4 : order == K_RG ? 2 : 1);
+  return __kiln_image_format_key(im, computed);
 }
 
 #define FOR_CHANNEL_COUNTS(M, ...) M(1, __VA_ARGS__) M(2, __VA_ARGS__) M(4, __VA_ARGS__)
@@ -224,13 +224,15 @@ static inline bool kiln_border_alpha_one(kimg im) { return im->order == K_R || i
 
 /* The elements at (x[i], y[i], z[i]), i < count (a constant): one decode for all of
  * them; an element outside the image reads the border color (its load goes to the
- * first element, always there, so that no branch is needed). */
+ * first element, always there, so that no branch is needed). `inside`: the caller's
+ * addressing (clamp-to-edge) already kept every coordinate in the image. */
 #define TEXELS(NAME, T4, GATHER, ONE)                                                        \
-  static inline void NAME(kimg im, int count, const int *x, const int *y, const int *z, T4 *out) { \
+  static inline void NAME(kimg im, int count, const int *x, const int *y, const int *z, bool known_inside, \
+                          T4 *out) {                                                         \
     const __global uchar *p[8];                                                              \
     bool inside[8];                                                                          \
     for (int i = 0; i < count; i++) {                                                        \
-      inside[i] = kiln_inside(im, x[i], y[i], z[i]);                                         \
+      inside[i] = known_inside || kiln_inside(im, x[i], y[i], z[i]);                         \
       p[i] = inside[i] ? kiln_address(im, x[i], y[i], z[i]) : im->data;                     \
     }                                                                                        \
     GATHER(im, count, p, out);                                                               \
@@ -241,21 +243,15 @@ TEXELS(kiln_texels_f, float4, kiln_gather_f, 1.0f)
 TEXELS(kiln_texels_i, int4, kiln_gather_i, 1)
 TEXELS(kiln_texels_ui, uint4, kiln_gather_ui, 1u)
 
-static inline float4 kiln_texel_f(kimg im, int x, int y, int z) {
-  float4 t;
-  kiln_texels_f(im, 1, &x, &y, &z, &t);
-  return t;
-}
-static inline int4 kiln_texel_i(kimg im, int x, int y, int z) {
-  int4 t;
-  kiln_texels_i(im, 1, &x, &y, &z, &t);
-  return t;
-}
-static inline uint4 kiln_texel_ui(kimg im, int x, int y, int z) {
-  uint4 t;
-  kiln_texels_ui(im, 1, &x, &y, &z, &t);
-  return t;
-}
+#define TEXEL(NAME, T4, TEXELS)                                                             \
+  static inline T4 NAME(kimg im, int x, int y, int z, bool known_inside) {                  \
+    T4 t;                                                                                    \
+    TEXELS(im, 1, &x, &y, &z, known_inside, &t);                                             \
+    return t;                                                                                \
+  }
+TEXEL(kiln_texel_f, float4, kiln_texels_f)
+TEXEL(kiln_texel_i, int4, kiln_texels_i)
+TEXEL(kiln_texel_ui, uint4, kiln_texels_ui)
 
 /* ---- Addressing and filtering ---- */
 
@@ -312,6 +308,9 @@ static inline int kiln_layer(kimg im, float c) {
   return (int)CLAMP(__builtin_rintf(c), 0.0f, (float)(im->array_size - 1));
 }
 
+/* Clamp-to-edge addressing leaves every index in the image (NaN included: floor_index). */
+#define S_INSIDE(s) (S_ADDRESS(s) == S_CLAMP_TO_EDGE)
+
 static inline float4 kiln_sample_f(kimg im, uint s, float4 c, int g) {
   int layer = g == G_1DA ? kiln_layer(im, c.y) : g == G_2DA ? kiln_layer(im, c.z) : 0;
   bool two = g >= G_2D, three = g == G_3D;
@@ -319,7 +318,7 @@ static inline float4 kiln_sample_f(kimg im, uint s, float4 c, int g) {
     int x = kiln_nearest(c.x, im->width, s);
     int y = two ? kiln_nearest(c.y, im->height, s) : 0;
     int z = three ? kiln_nearest(c.z, im->depth, s) : layer;
-    return kiln_texel_f(im, x, y, z);
+    return kiln_texel_f(im, x, y, z, S_INSIDE(s));
   }
   float a, b = 0.0f, d = 0.0f;
   int2 X = kiln_linear(c.x, im->width, s, &a);
@@ -333,7 +332,7 @@ static inline float4 kiln_sample_f(kimg im, uint s, float4 c, int g) {
     y[i] = i & 2 ? Y.y : Y.x;
     z[i] = i & 4 ? Z.y : Z.x;
   }
-  kiln_texels_f(im, count, x, y, z, t);
+  kiln_texels_f(im, count, x, y, z, S_INSIDE(s), t);
   float4 sum = 0.0f;
   for (int i = 0; i < count; i++)
     sum += (i & 1 ? a : 1.0f - a) * (i & 2 ? b : 1.0f - b) * (i & 4 ? d : 1.0f - d) * t[i];
@@ -347,17 +346,40 @@ static inline float4 kiln_sample_f(kimg im, uint s, float4 c, int g) {
     int x = kiln_nearest(c.x, im->width, s);                                                \
     int y = g >= G_2D ? kiln_nearest(c.y, im->height, s) : 0;                               \
     int z = g == G_3D ? kiln_nearest(c.z, im->depth, s) : layer;                            \
-    return TEXEL(im, x, y, z);                                                              \
+    return TEXEL(im, x, y, z, S_INSIDE(s));                                                 \
   }
 SAMPLE_INT(kiln_sample_i, int4, kiln_texel_i)
 SAMPLE_INT(kiln_sample_ui, uint4, kiln_texel_ui)
+
+/* Integer coordinates with a sampler, which the spec allows only unnormalized with nearest
+ * filtering: clamp-to-edge clamps, clamp (and none) read the border outside the image;
+ * the layer of an array is clamped. No float conversion on this path. */
+#define CLAMP_INDEX(v, size) ((v) < 0 ? 0 : (v) > (size) - 1 ? (size) - 1 : (v))
+static inline int4 kiln_int_coords(kimg im, uint s, int4 c, int g) {
+  bool edge = S_INSIDE(s);
+  int x = edge ? CLAMP_INDEX(c.x, im->width) : c.x;
+  int y = g >= G_2D ? (edge ? CLAMP_INDEX(c.y, im->height) : c.y) : 0;
+  int z = g == G_3D    ? (edge ? CLAMP_INDEX(c.z, im->depth) : c.z)
+          : g == G_1DA ? CLAMP_INDEX(c.y, im->array_size)
+          : g == G_2DA ? CLAMP_INDEX(c.z, im->array_size)
+                       : 0;
+  return (int4)(x, y, z, 0);
+}
+#define SAMPLE_AT(NAME, R, TEXEL)                                                           \
+  static inline R NAME(kimg im, uint s, int4 c, int g) {                                    \
+    int4 p = kiln_int_coords(im, s, c, g);                                                  \
+    return TEXEL(im, p.x, p.y, p.z, S_INSIDE(s));                                           \
+  }
+SAMPLE_AT(kiln_sample_at_f, float4, kiln_texel_f)
+SAMPLE_AT(kiln_sample_at_i, int4, kiln_texel_i)
+SAMPLE_AT(kiln_sample_at_ui, uint4, kiln_texel_ui)
 
 /* Samplerless reads and writes: integer coordinates as they are. */
 #define X_OF(c, g) (c).x
 #define Y_OF(c, g) ((g) >= G_2D ? (c).y : 0)
 #define Z_OF(c, g) ((g) == G_1DA ? (c).y : (g) >= G_2DA ? (c).z : 0)
 #define FETCH(NAME, R, TEXEL) \
-  static inline R NAME(kimg im, int4 c, int g) { return TEXEL(im, X_OF(c, g), Y_OF(c, g), Z_OF(c, g)); }
+  static inline R NAME(kimg im, int4 c, int g) { return TEXEL(im, X_OF(c, g), Y_OF(c, g), Z_OF(c, g), false); }
 FETCH(kiln_fetch_f, float4, kiln_texel_f)
 FETCH(kiln_fetch_i, int4, kiln_texel_i)
 FETCH(kiln_fetch_ui, uint4, kiln_texel_ui)
@@ -369,48 +391,70 @@ static inline __global uchar *kiln_store_address(kimg im, int4 c, int g) {
   return kiln_inside(im, x, y, z) ? kiln_address(im, x, y, z) : 0;
 }
 
+/* Channel encoders: a color's stored channels from float4 / int4 / uint4. */
+#define ENCODE_UNORM_INT8(v) TO_NORMALIZED(v, 255.0f, 0.0f, 255.0f, uchar4)
+#define ENCODE_UNORM_INT16(v) TO_NORMALIZED(v, 65535.0f, 0.0f, 65535.0f, ushort4)
+#define ENCODE_SNORM_INT8(v) TO_NORMALIZED(v, 127.0f, -128.0f, 127.0f, char4)
+#define ENCODE_SNORM_INT16(v) TO_NORMALIZED(v, 32767.0f, -32768.0f, 32767.0f, short4)
+#define ENCODE_FLOAT(v) (v)
+#define ENCODE_SIGNED_INT8(v) __builtin_convertvector(__builtin_elementwise_min(__builtin_elementwise_max(v, (int4)-128), (int4)127), char4)
+#define ENCODE_SIGNED_INT16(v) __builtin_convertvector(__builtin_elementwise_min(__builtin_elementwise_max(v, (int4)-32768), (int4)32767), short4)
+#define ENCODE_SIGNED_INT32(v) (v)
+#define ENCODE_UNSIGNED_INT8(v) __builtin_convertvector(__builtin_elementwise_min(v, (uint4)255), uchar4)
+#define ENCODE_UNSIGNED_INT16(v) __builtin_convertvector(__builtin_elementwise_min(v, (uint4)65535), ushort4)
+#define ENCODE_UNSIGNED_INT32(v) (v)
+#define STORE_CASE(n, TYPE, T)                                                              \
+  case KEY(K_##TYPE, n):                                                                    \
+    STORE_N(T, p, n, ENCODE_##TYPE(v));                                                     \
+    break;
+#define STORE_HALF_CASE(n, unused)                                                          \
+  case KEY(K_HALF_FLOAT, n):                                                                \
+    if (n == 4) vstore_half4_rte(v, 0, (__global half *)p);                                 \
+    else if (n == 2) vstore_half2_rte(v.xy, 0, (__global half *)p);                         \
+    else vstore_half_rte(v.x, 0, (__global half *)p);                                       \
+    break;
+
+/* write_image*: out-of-range coordinates (undefined) store nothing; a color of the other
+ * kind than the format's (undefined too) as well. */
 static inline void kiln_store_f(kimg im, int4 coord, int g, float4 v) {
   __global uchar *p = kiln_store_address(im, coord, g);
   if (!p) return;
-  if (im->order == K_BGRA) v = v.zyxw;
-  uint n = kiln_channels(im->order);
-  switch (im->type) {
-  case K_UNORM_INT8: STORE_N(uchar, p, n, TO_NORMALIZED(v, 255.0f, 0.0f, 255.0f, uchar4)); break;
-  case K_UNORM_INT16: STORE_N(ushort, p, n, TO_NORMALIZED(v, 65535.0f, 0.0f, 65535.0f, ushort4)); break;
-  case K_SNORM_INT8: STORE_N(char, p, n, TO_NORMALIZED(v, 127.0f, -128.0f, 127.0f, char4)); break;
-  case K_SNORM_INT16: STORE_N(short, p, n, TO_NORMALIZED(v, 32767.0f, -32768.0f, 32767.0f, short4)); break;
-  case K_HALF_FLOAT: {
-    __global half *h = (__global half *)p;
-    if (n == 4) vstore_half4_rte(v, 0, h);
-    else if (n == 2) vstore_half2_rte(v.xy, 0, h);
-    else vstore_half_rte(v.x, 0, h);
+  switch (kiln_format_key(im)) {
+    FOR_CHANNEL_COUNTS(STORE_CASE, UNORM_INT8, uchar)
+    FOR_CHANNEL_COUNTS(STORE_CASE, UNORM_INT16, ushort)
+    FOR_CHANNEL_COUNTS(STORE_CASE, SNORM_INT8, char)
+    FOR_CHANNEL_COUNTS(STORE_CASE, SNORM_INT16, short)
+    FOR_CHANNEL_COUNTS(STORE_CASE, FLOAT, float)
+    FOR_CHANNEL_COUNTS(STORE_HALF_CASE, 0)
+  case KEY_BGRA:
+    STORE_N(uchar, p, 4, ENCODE_UNORM_INT8(v.zyxw));
     break;
-  }
-  default: STORE_N(float, p, n, v); break; /* K_FLOAT */
+  default:
+    break;
   }
 }
 
 static inline void kiln_store_i(kimg im, int4 coord, int g, int4 v) {
   __global uchar *p = kiln_store_address(im, coord, g);
   if (!p) return;
-  if (im->order == K_BGRA) v = v.zyxw;
-  uint n = kiln_channels(im->order);
-  switch (im->type) {
-  case K_SIGNED_INT8: STORE_N(char, p, n, __builtin_convertvector(__builtin_elementwise_min(__builtin_elementwise_max(v, (int4)-128), (int4)127), char4)); break;
-  case K_SIGNED_INT16: STORE_N(short, p, n, __builtin_convertvector(__builtin_elementwise_min(__builtin_elementwise_max(v, (int4)-32768), (int4)32767), short4)); break;
-  default: STORE_N(int, p, n, v); break; /* K_SIGNED_INT32 */
+  switch (kiln_format_key(im)) {
+    FOR_CHANNEL_COUNTS(STORE_CASE, SIGNED_INT8, char)
+    FOR_CHANNEL_COUNTS(STORE_CASE, SIGNED_INT16, short)
+    FOR_CHANNEL_COUNTS(STORE_CASE, SIGNED_INT32, int)
+  default:
+    break;
   }
 }
 
 static inline void kiln_store_ui(kimg im, int4 coord, int g, uint4 v) {
   __global uchar *p = kiln_store_address(im, coord, g);
   if (!p) return;
-  if (im->order == K_BGRA) v = v.zyxw;
-  uint n = kiln_channels(im->order);
-  switch (im->type) {
-  case K_UNSIGNED_INT8: STORE_N(uchar, p, n, __builtin_convertvector(__builtin_elementwise_min(v, (uint4)255), uchar4)); break;
-  case K_UNSIGNED_INT16: STORE_N(ushort, p, n, __builtin_convertvector(__builtin_elementwise_min(v, (uint4)65535), ushort4)); break;
-  default: STORE_N(uint, p, n, v); break; /* K_UNSIGNED_INT32 */
+  switch (kiln_format_key(im)) {
+    FOR_CHANNEL_COUNTS(STORE_CASE, UNSIGNED_INT8, uchar)
+    FOR_CHANNEL_COUNTS(STORE_CASE, UNSIGNED_INT16, ushort)
+    FOR_CHANNEL_COUNTS(STORE_CASE, UNSIGNED_INT32, uint)
+  default:
+    break;
   }
 }
 
@@ -420,9 +464,6 @@ static inline void kiln_store_ui(kimg im, int4 coord, int g, uint4 v) {
 static inline OVLI float4 kiln_f4(float c) { return (float4)(c, 0.0f, 0.0f, 0.0f); }
 static inline OVLI float4 kiln_f4(float2 c) { return (float4)(c, 0.0f, 0.0f); }
 static inline OVLI float4 kiln_f4(float4 c) { return c; }
-static inline OVLI float4 kiln_f4(int c) { return (float4)((float)c, 0.0f, 0.0f, 0.0f); }
-static inline OVLI float4 kiln_f4(int2 c) { return (float4)(__builtin_convertvector(c, float2), 0.0f, 0.0f); }
-static inline OVLI float4 kiln_f4(int4 c) { return __builtin_convertvector(c, float4); }
 static inline OVLI int4 kiln_i4(int c) { return (int4)(c, 0, 0, 0); }
 static inline OVLI int4 kiln_i4(int2 c) { return (int4)(c, 0, 0); }
 static inline OVLI int4 kiln_i4(int4 c) { return c; }
@@ -430,16 +471,14 @@ static inline OVLI int4 kiln_i4(int4 c) { return c; }
 #define IMG(i) __kiln_image_desc(i)
 #define BITS(s) __kiln_sampler_bits(s)
 
-/* read_image{f,i,ui} with a sampler, float and integer coordinates (read_only images).
- * Integer coordinates go through the same addressing: floor() of an exact integer is
- * itself, and the spec allows them only unnormalized with nearest filtering. */
+/* read_image{f,i,ui} with a sampler, float and integer coordinates (read_only images). */
 #define SAMPLED(T, G, FC, IC)                                                                                  \
   OVLI float4 read_imagef(read_only T im, sampler_t s, FC c) { return kiln_sample_f(IMG(im), BITS(s), kiln_f4(c), G); } \
-  OVLI float4 read_imagef(read_only T im, sampler_t s, IC c) { return kiln_sample_f(IMG(im), BITS(s), kiln_f4(c), G); } \
+  OVLI float4 read_imagef(read_only T im, sampler_t s, IC c) { return kiln_sample_at_f(IMG(im), BITS(s), kiln_i4(c), G); } \
   OVLI int4 read_imagei(read_only T im, sampler_t s, FC c) { return kiln_sample_i(IMG(im), BITS(s), kiln_f4(c), G); }   \
-  OVLI int4 read_imagei(read_only T im, sampler_t s, IC c) { return kiln_sample_i(IMG(im), BITS(s), kiln_f4(c), G); }   \
+  OVLI int4 read_imagei(read_only T im, sampler_t s, IC c) { return kiln_sample_at_i(IMG(im), BITS(s), kiln_i4(c), G); } \
   OVLI uint4 read_imageui(read_only T im, sampler_t s, FC c) { return kiln_sample_ui(IMG(im), BITS(s), kiln_f4(c), G); } \
-  OVLI uint4 read_imageui(read_only T im, sampler_t s, IC c) { return kiln_sample_ui(IMG(im), BITS(s), kiln_f4(c), G); }
+  OVLI uint4 read_imageui(read_only T im, sampler_t s, IC c) { return kiln_sample_at_ui(IMG(im), BITS(s), kiln_i4(c), G); }
 SAMPLED(image1d_t, G_1D, float, int)
 SAMPLED(image1d_array_t, G_1DA, float2, int2)
 SAMPLED(image2d_t, G_2D, float2, int2)
@@ -475,7 +514,7 @@ READ_WRITE_ALL(WRITES_RW)
 /* Depth images (cl_khr_depth_images): one float. */
 #define DEPTH(T, G, FC, IC)                                                                                   \
   OVLI float read_imagef(read_only T im, sampler_t s, FC c) { return kiln_sample_f(IMG(im), BITS(s), kiln_f4(c), G).x; } \
-  OVLI float read_imagef(read_only T im, sampler_t s, IC c) { return kiln_sample_f(IMG(im), BITS(s), kiln_f4(c), G).x; } \
+  OVLI float read_imagef(read_only T im, sampler_t s, IC c) { return kiln_sample_at_f(IMG(im), BITS(s), kiln_i4(c), G).x; } \
   OVLI float read_imagef(read_only T im, IC c) { return kiln_fetch_f(IMG(im), kiln_i4(c), G).x; }                      \
   OVLI float read_imagef(read_write T im, IC c) { return kiln_fetch_f(IMG(im), kiln_i4(c), G).x; }                     \
   OVLI void write_imagef(write_only T im, IC c, float v) { kiln_store_f(IMG(im), kiln_i4(c), G, (float4)(v, 0.0f, 0.0f, 0.0f)); } \

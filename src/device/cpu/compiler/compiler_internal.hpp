@@ -120,9 +120,22 @@ void add_vector_math_variants(llvm::Module &m);
 // divisor is not a constant known to be safe divides by 1 instead in those cases.
 void guard_integer_division(llvm::Module &m);
 
-// The work-group launcher of kernel `k` (launcher.cpp), added to `m` as `name`.
+// The work-group launcher of kernel `k` (launcher.cpp), added to `m` as `name`. With
+// `image_keys` (per argument; 0: any format), a launcher for images of those formats: their
+// format key intrinsics (kernel_abi.h) become constants (kernels without barriers only).
 llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
-                               const LocalLayout &locals, const std::string &name, std::string &error);
+                               const LocalLayout &locals, const std::string &name, std::string &error,
+                               const std::vector<uint32_t> *image_keys = nullptr);
+// The launcher of a kernel with image arguments (image_dispatch.cpp): launchers specialized
+// for common formats (every image argument of one format) behind a dispatcher `name` that
+// picks one by the images of the launch, else the generic launcher. Plain build_launcher
+// for kernels without images or with barriers, and when `specialize` is false.
+llvm::Function *build_image_launchers(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
+                                      const LocalLayout &locals, const std::string &name, bool specialize,
+                                      std::string &error);
+// Every format key intrinsic left (generic launchers, kernels with barriers) becomes the
+// key the library computed.
+void resolve_image_format_keys(llvm::Module &m);
 
 }  // namespace kiln
 

@@ -186,9 +186,11 @@ void measure_stacks(kiln_jit_program &program, const std::vector<StringRef> &obj
   std::map<std::string, uint64_t> sizes;
   bool known = !objects.empty();
   for (StringRef object : objects) known &= kiln::read_stack_sizes(object, sizes);
-  uint64_t others = 0;
+  std::set<std::string> launchers;
+  for (size_t i = 0; i < count; i++) launchers.insert(launcher_name(i));
+  uint64_t others = 0;  // specialized launchers behind a dispatcher (image_dispatch.cpp) included
   for (auto &[name, bytes] : sizes)
-    if (name.rfind("kiln_launcher_", 0) != 0) others += bytes;
+    if (!launchers.count(name)) others += bytes;
   for (size_t i = 0; i < count; i++) {
     auto own = sizes.find(launcher_name(i));
     program.stack_bytes.push_back(known && own != sizes.end() ? own->second + others : 0);
@@ -257,13 +259,15 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   if (!opt_disable) kiln::add_vector_math_variants(*m);
   std::set<Function *> launchers;
   for (size_t i = 0; i < kernels.size(); i++) {
-    Function *l = kiln::build_launcher(*m, *kernels[i], executable->kernels[i], layouts[i], launcher_name(i), error);
+    Function *l = kiln::build_image_launchers(*m, *kernels[i], executable->kernels[i], layouts[i], launcher_name(i),
+                                              !opt_disable, error);
     if (!l) {
       m.reset();
       return fail(error);
     }
     launchers.insert(l);
   }
+  kiln::resolve_image_format_keys(*m);
   // Only the launchers stay visible.
   for (Function &f : *m)
     if (!f.isDeclaration() && !launchers.count(&f)) {

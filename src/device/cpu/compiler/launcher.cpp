@@ -549,7 +549,7 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
 namespace kiln {
 
 Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, const LocalLayout &locals,
-                         const std::string &name, std::string &error) {
+                         const std::string &name, std::string &error, const std::vector<uint32_t> *image_keys) {
   LLVMContext &c = m.getContext();
   const DataLayout &dl = m.getDataLayout();
   Type *ptr = PointerType::get(c, 0);
@@ -587,6 +587,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
 
   // Kernel arguments from the packed block.
   std::vector<Value *> call_args;
+  std::map<Value *, uint32_t> view_keys;  // image views whose format this launcher is for
   for (unsigned i = 0; i < k.arg_size(); i++) {
     const kiln_kernel_arg_desc &a = desc.args[i];
     Argument *param = k.getArg(i);
@@ -606,6 +607,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
         copy->setAlignment(Align(alignof(kiln_device_image)));
         b.CreateMemCpy(copy, copy->getAlign(), view, Align(alignof(kiln_device_image)), sizeof(kiln_device_image));
         call_args.push_back(b.CreateAddrSpaceCast(copy, param->getType()));
+        if (image_keys && (*image_keys)[i]) view_keys[copy] = (*image_keys)[i];
         break;
       }
       case KILN_ARG_LOCAL_PTR: {
@@ -724,6 +726,15 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   if (!barriers) {
     if (!inline_all(*f, error)) return nullptr;
     replace_intrinsics(blocks_of(*f), v);
+    // Format keys of the images this launcher is specialized for (image_dispatch.cpp).
+    for (Instruction &inst : make_early_inc_range(instructions(*f)))
+      if (auto *call = dyn_cast<CallInst>(&inst))
+        if (Function *callee = call->getCalledFunction(); callee && callee->getName() == KILN_INTRINSIC_IMAGE_FORMAT_KEY) {
+          auto key = view_keys.find(call->getArgOperand(0)->stripPointerCasts());
+          if (key == view_keys.end()) continue;
+          call->replaceAllUsesWith(ConstantInt::get(call->getType(), key->second));
+          call->eraseFromParent();
+        }
   }
   for (auto &[gv, p] : local_vars) {
     convertUsersOfConstantsToInstructions({gv}, f);

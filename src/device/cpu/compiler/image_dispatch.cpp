@@ -1,0 +1,91 @@
+// image_dispatch.cpp: build_image_launchers and resolve_image_format_keys
+// (compiler_internal.hpp). An image's format is known only at launch, so the builtins
+// decode elements behind a switch on the format key (builtins/image.cl). For the formats
+// imaging and ML code use most, a kernel whose image arguments all share one of them gets
+// a launcher where the key is a constant: the switch folds away and every read and write is
+// straight-line code. A small dispatcher, under the launcher's name, reads the images'
+// views from the argument block and calls the matching launcher, or the generic one.
+#include "device/cpu/compiler/compiler_internal.hpp"
+
+#include <CL/cl.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+
+#include <cstddef>
+#include <vector>
+
+using namespace llvm;
+
+namespace {
+
+// RGBA in 8-bit normalized, float and half: pictures, and feature maps on GPUs.
+constexpr cl_channel_type kSpecializedTypes[] = {CL_UNORM_INT8, CL_FLOAT, CL_HALF_FLOAT};
+
+}  // namespace
+
+namespace kiln {
+
+Function *build_image_launchers(Module &m, Function &k, const kiln_kernel_desc &desc, const LocalLayout &locals,
+                                const std::string &name, bool specialize, std::string &error) {
+  std::vector<unsigned> images;
+  for (unsigned i = 0; i < desc.num_args; i++)
+    if (desc.args[i].kind == KILN_ARG_IMAGE) images.push_back(i);
+  if (!specialize || images.empty() || desc.uses_barriers) return build_launcher(m, k, desc, locals, name, error);
+
+  std::vector<Function *> launchers;
+  for (cl_channel_type type : kSpecializedTypes) {
+    std::vector<uint32_t> keys(desc.num_args, 0);
+    for (unsigned i : images) keys[i] = KILN_IMAGE_FORMAT_KEY(type, 4);
+    Function *l = build_launcher(m, k, desc, locals, name + ".rgba_" + std::to_string(type), error, &keys);
+    if (!l) return nullptr;
+    launchers.push_back(l);
+  }
+  Function *generic = build_launcher(m, k, desc, locals, name + ".generic", error);
+  if (!generic) return nullptr;
+
+  LLVMContext &c = m.getContext();
+  Function *f = Function::Create(generic->getFunctionType(), GlobalValue::ExternalLinkage, name, m);
+  f->addFnAttr(Attribute::NoUnwind);
+  IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+  std::vector<Value *> forward;
+  for (Argument &a : f->args()) forward.push_back(&a);
+  // Each image's channel order and data type, from its view (kernel_abi.h).
+  std::vector<std::pair<Value *, Value *>> formats;
+  for (unsigned i : images) {
+    Value *slot = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), f->getArg(0), desc.args[i].offset);
+    Value *view = b.CreateAlignedLoad(b.getPtrTy(), slot, Align(8));
+    auto field = [&](size_t offset) {
+      return b.CreateAlignedLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), view, offset), Align(4));
+    };
+    formats.emplace_back(field(offsetof(kiln_device_image, channel_order)),
+                         field(offsetof(kiln_device_image, channel_data_type)));
+  }
+  for (size_t s = 0; s < launchers.size(); s++) {
+    Value *all = b.getTrue();
+    for (auto &[order, type] : formats)
+      all = b.CreateAnd(all, b.CreateAnd(b.CreateICmpEQ(order, b.getInt32(CL_RGBA)),
+                                         b.CreateICmpEQ(type, b.getInt32(kSpecializedTypes[s]))));
+    BasicBlock *match = BasicBlock::Create(c, "specialized", f), *next = BasicBlock::Create(c, "next", f);
+    b.CreateCondBr(all, match, next);
+    b.SetInsertPoint(match);
+    b.CreateRet(b.CreateCall(launchers[s], forward));
+    b.SetInsertPoint(next);
+  }
+  b.CreateRet(b.CreateCall(generic, forward));
+  return f;
+}
+
+void resolve_image_format_keys(Module &m) {
+  Function *intrinsic = m.getFunction(KILN_INTRINSIC_IMAGE_FORMAT_KEY);
+  if (!intrinsic) return;
+  for (User *user : make_early_inc_range(intrinsic->users()))
+    if (auto *call = dyn_cast<CallInst>(user)) {
+      call->replaceAllUsesWith(call->getArgOperand(1));
+      call->eraseFromParent();
+    }
+  if (intrinsic->use_empty()) intrinsic->eraseFromParent();
+}
+
+}  // namespace kiln
