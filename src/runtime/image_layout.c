@@ -65,9 +65,10 @@ cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, en
 
   size_t tight_row;
   if (__builtin_mul_overflow(layout->width, element_size, &tight_row)) return CL_INVALID_IMAGE_SIZE;
-  /* Pitches may be given only with a host pointer, and a row pitch for a 2D image over a
-   * buffer. */
-  bool row_pitch_allowed = storage == KILN_IMAGE_HOST_POINTER || (over_buffer && type == CL_MEM_OBJECT_IMAGE2D);
+  /* Pitches may be given only with a host pointer, and a row pitch for an image over a
+   * buffer: the spec names the 2D case's alignment; a 1D image buffer has one row, whose
+   * pitch (which the CTS passes) must still hold the row. */
+  bool row_pitch_allowed = storage == KILN_IMAGE_HOST_POINTER || over_buffer;
   size_t row_pitch = desc->image_row_pitch;
   if (row_pitch && !row_pitch_allowed) return CL_INVALID_IMAGE_DESCRIPTOR;
   if (row_pitch == 0) row_pitch = tight_row;

@@ -107,6 +107,13 @@ static void test_pitches(void **state) {
 static void test_images_over_buffers(void **state) {
   (void)state;
   struct kiln_image_layout l;
+  /* A 1D image buffer may name its one row's pitch (the CTS does), which must hold the row. */
+  cl_image_desc one = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 100, 0, 0, 0);
+  one.image_row_pitch = 400;
+  assert_int_equal(CL_SUCCESS, make(one, 4, KILN_IMAGE_OVER_BUFFER, &l));
+  assert_true(l.row_pitch == 400 && l.size == 400);
+  one.image_row_pitch = 396;
+  assert_int_equal(CL_INVALID_IMAGE_DESCRIPTOR, make(one, 4, KILN_IMAGE_OVER_BUFFER, &l));
   /* 2D over a buffer: a row pitch is allowed and must keep the pitch alignment (16 pixels). */
   cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, 10, 5, 0, 0);
   d.image_row_pitch = 64; /* 16 pixels of 4 bytes */
