@@ -434,29 +434,20 @@ static inline void kiln_store_f(kimg im, int4 coord, int g, float4 v) {
   }
 }
 
-static inline void kiln_store_i(kimg im, int4 coord, int g, int4 v) {
-  __global uchar *p = kiln_store_address(im, coord, g);
-  if (!p) return;
-  switch (kiln_format_key(im)) {
-    FOR_CHANNEL_COUNTS(STORE_CASE, SIGNED_INT8, char)
-    FOR_CHANNEL_COUNTS(STORE_CASE, SIGNED_INT16, short)
-    FOR_CHANNEL_COUNTS(STORE_CASE, SIGNED_INT32, int)
-  default:
-    break;
+#define STORE_INTEGERS(NAME, T4, TYPE8, T8, TYPE16, T16, TYPE32, T32)                     \
+  static inline void NAME(kimg im, int4 coord, int g, T4 v) {                               \
+    __global uchar *p = kiln_store_address(im, coord, g);                                   \
+    if (!p) return;                                                                         \
+    switch (kiln_format_key(im)) {                                                          \
+      FOR_CHANNEL_COUNTS(STORE_CASE, TYPE8, T8)                                             \
+      FOR_CHANNEL_COUNTS(STORE_CASE, TYPE16, T16)                                           \
+      FOR_CHANNEL_COUNTS(STORE_CASE, TYPE32, T32)                                           \
+    default:                                                                                \
+      break;                                                                                \
+    }                                                                                       \
   }
-}
-
-static inline void kiln_store_ui(kimg im, int4 coord, int g, uint4 v) {
-  __global uchar *p = kiln_store_address(im, coord, g);
-  if (!p) return;
-  switch (kiln_format_key(im)) {
-    FOR_CHANNEL_COUNTS(STORE_CASE, UNSIGNED_INT8, uchar)
-    FOR_CHANNEL_COUNTS(STORE_CASE, UNSIGNED_INT16, ushort)
-    FOR_CHANNEL_COUNTS(STORE_CASE, UNSIGNED_INT32, uint)
-  default:
-    break;
-  }
-}
+STORE_INTEGERS(kiln_store_i, int4, SIGNED_INT8, char, SIGNED_INT16, short, SIGNED_INT32, int)
+STORE_INTEGERS(kiln_store_ui, uint4, UNSIGNED_INT8, uchar, UNSIGNED_INT16, ushort, UNSIGNED_INT32, uint)
 
 /* ---- The OpenCL C functions ---- */
 
