@@ -98,6 +98,8 @@ void OVL vstore_half_rte(float v, size_t i, __global half *p);
 #define FMIN(a, b) __builtin_elementwise_min(a, b)
 #define FMAX(a, b) __builtin_elementwise_max(a, b)
 #define CLAMP(x, lo, hi) FMIN(FMAX(x, lo), hi) /* NaN -> lo */
+/* An index into [0, size - 1] (min/max, not branches). */
+#define CLAMP_INDEX(v, size) __builtin_elementwise_min(__builtin_elementwise_max(v, 0), (size) - 1)
 /* Normalized integer channels from floats: scaled, NaN to 0 (the spec's choice for
  * conversions), saturated, rounded to nearest even. */
 #define TO_NORMALIZED(v, scale, lo, hi, T4) \
@@ -272,12 +274,12 @@ static inline int kiln_nearest(float c, int size, uint s) {
     if (S_ADDRESS(s) == S_MIRRORED_REPEAT) {
       float m = __builtin_fabsf(c - 2.0f * __builtin_rintf(0.5f * c));
       int i = kiln_floor_index(m * n, size);
-      return i < size - 1 ? i : size - 1;
+      return __builtin_elementwise_min(i, size - 1);
     }
     c *= n;
   }
   int i = kiln_floor_index(c, size);
-  return S_ADDRESS(s) == S_CLAMP_TO_EDGE ? (i < 0 ? 0 : i > size - 1 ? size - 1 : i) : i;
+  return S_ADDRESS(s) == S_CLAMP_TO_EDGE ? CLAMP_INDEX(i, size) : i;
 }
 
 /* Linear filtering: the two element indices along one axis and the weight of the second. */
@@ -297,8 +299,8 @@ static inline int2 kiln_linear(float c, int size, uint s, float *weight) {
     if (i0 < 0) i0 += size;
     if (i1 > size - 1) i1 -= size;
   } else if (mirrored || S_ADDRESS(s) == S_CLAMP_TO_EDGE) {
-    i0 = i0 < 0 ? 0 : i0 > size - 1 ? size - 1 : i0;
-    i1 = i1 < 0 ? 0 : i1 > size - 1 ? size - 1 : i1;
+    i0 = CLAMP_INDEX(i0, size);
+    i1 = CLAMP_INDEX(i1, size);
   }
   return (int2)(i0, i1);
 }
@@ -354,7 +356,6 @@ SAMPLE_INT(kiln_sample_ui, uint4, kiln_texel_ui)
 /* Integer coordinates with a sampler, which the spec allows only unnormalized with nearest
  * filtering: clamp-to-edge clamps, clamp (and none) read the border outside the image;
  * the layer of an array is clamped. No float conversion on this path. */
-#define CLAMP_INDEX(v, size) ((v) < 0 ? 0 : (v) > (size) - 1 ? (size) - 1 : (v))
 static inline int4 kiln_int_coords(kimg im, uint s, int4 c, int g) {
   bool edge = S_INSIDE(s);
   int x = edge ? CLAMP_INDEX(c.x, im->width) : c.x;
@@ -386,10 +387,12 @@ FETCH(kiln_fetch_ui, uint4, kiln_texel_ui)
 
 /* ---- Stores: a color converted to the element's format ---- */
 
-static inline __global uchar *kiln_store_address(kimg im, int4 c, int g) {
-  int x = X_OF(c, g), y = Y_OF(c, g), z = Z_OF(c, g);
-  return kiln_inside(im, x, y, z) ? kiln_address(im, x, y, z) : 0;
-}
+/* Declares `p`, the element a write goes to; returns from the caller (the write skipped)
+ * when the coordinate is outside the image. */
+#define STORE_TARGET(p, im, c, g)                                                           \
+  int x_ = X_OF(c, g), y_ = Y_OF(c, g), z_ = Z_OF(c, g);                                   \
+  if (!kiln_inside(im, x_, y_, z_)) return;                                                 \
+  __global uchar *p = kiln_address(im, x_, y_, z_)
 
 /* Channel encoders: a color's stored channels from float4 / int4 / uint4. */
 #define ENCODE_UNORM_INT8(v) TO_NORMALIZED(v, 255.0f, 0.0f, 255.0f, uchar4)
@@ -417,8 +420,7 @@ static inline __global uchar *kiln_store_address(kimg im, int4 c, int g) {
 /* write_image*: out-of-range coordinates (undefined) store nothing; a color of the other
  * kind than the format's (undefined too) as well. */
 static inline void kiln_store_f(kimg im, int4 coord, int g, float4 v) {
-  __global uchar *p = kiln_store_address(im, coord, g);
-  if (!p) return;
+  STORE_TARGET(p, im, coord, g);
   switch (kiln_format_key(im)) {
     FOR_CHANNEL_COUNTS(STORE_CASE, UNORM_INT8, uchar)
     FOR_CHANNEL_COUNTS(STORE_CASE, UNORM_INT16, ushort)
@@ -436,8 +438,7 @@ static inline void kiln_store_f(kimg im, int4 coord, int g, float4 v) {
 
 #define STORE_INTEGERS(NAME, T4, TYPE8, T8, TYPE16, T16, TYPE32, T32)                     \
   static inline void NAME(kimg im, int4 coord, int g, T4 v) {                               \
-    __global uchar *p = kiln_store_address(im, coord, g);                                   \
-    if (!p) return;                                                                         \
+    STORE_TARGET(p, im, coord, g);                                                          \
     switch (kiln_format_key(im)) {                                                          \
       FOR_CHANNEL_COUNTS(STORE_CASE, TYPE8, T8)                                             \
       FOR_CHANNEL_COUNTS(STORE_CASE, TYPE16, T16)                                           \
