@@ -109,4 +109,17 @@ static inline void aim_wait_destroyed(atomic_int *flag, const char *what) {
     fail_msg("%s: destructor callback called %d times, expected once", what, atomic_load(flag));
 }
 
+/* The bytes at p..p+count all equal `value`. */
+static inline void aim_expect_bytes(const unsigned char *p, size_t count, unsigned char value, const char *what) {
+  for (size_t i = 0; i < count; i++)
+    if (p[i] != value) fail_msg("%s: byte %zu is 0x%02x, expected 0x%02x", what, i, p[i], value);
+}
+
+/* A call the extension forbids on imported memory: CL_INVALID_OPERATION and no event. */
+static inline void aim_expect_refused(cl_int err, cl_event event, const char *call, const char *target) {
+  if (err != CL_INVALID_OPERATION)
+    fail_msg("%s on %s returned %d, expected CL_INVALID_OPERATION", call, target, err);
+  if (event) fail_msg("%s on %s returned an event although it failed", call, target);
+}
+
 #endif

@@ -6,9 +6,7 @@
  * CL_INVALID_OPERATION and does nothing; kernels in command buffers and in QCOM
  * recordings, clEnqueueMigrateMemObjects work; a command holding a released import keeps
  * its page claim until it completes. Results are checked in the application's memory.
- *
- * Image calls cannot be tested with an import: the device has no image support, so no
- * image can be created from or copied to/from one. */
+ * The image calls of the list: test_arm_import_images.c. */
 #include "khr_command_buffer_test.h"
 #include "qcom_recordable_test.h"
 
@@ -44,11 +42,6 @@ static void add_ints(cl_command_queue queue, cl_mem mem, size_t count, cl_int v)
   assert_cl_success(clEnqueueNDRangeKernel(queue, k, 1, NULL, &count, NULL, 0, NULL, NULL));
   assert_cl_success(clFinish(queue));
   assert_cl_success(clReleaseKernel(k));
-}
-
-static void expect_bytes(const unsigned char *p, size_t count, unsigned char value, const char *what) {
-  for (size_t i = 0; i < count; i++)
-    if (p[i] != value) fail_msg("%s: byte %zu is 0x%02x, expected 0x%02x", what, i, p[i], value);
 }
 
 /* ---- the storage is the application's memory ---- */
@@ -91,7 +84,7 @@ static void test_kernel_on_mmap(void **state) {
   for (size_t i = 0; i < count; i++) data[i] = (cl_int)i;
   add_ints(env->queue, mem, count, 1000);
   for (size_t i = 0; i < count; i++) assert_int_equal((cl_int)i + 1000, data[i]);
-  expect_bytes(p + 2 * page, page, 0x77, "the page after the import");
+  aim_expect_bytes(p + 2 * page, page, 0x77, "the page after the import");
   assert_cl_success(clReleaseMemObject(mem));
   for (size_t i = 0; i < count; i++) assert_int_equal((cl_int)i + 1000, data[i]);
   aim_unmap_pages(p, 3);
@@ -113,8 +106,8 @@ static void test_kernel_on_unaligned_ranges(void **state) {
   assert_cl_success(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL));
   assert_cl_success(clFinish(env->queue));
   for (size_t i = 0; i < N; i++) assert_int_equal((unsigned char)(i + 3), bytes[i]);
-  expect_bytes(block, GUARD + 1, 0xEE, "bytes before the import");
-  expect_bytes(bytes + N, GUARD, 0xEE, "bytes after the import");
+  aim_expect_bytes(block, GUARD + 1, 0xEE, "bytes before the import");
+  aim_expect_bytes(bytes + N, GUARD, 0xEE, "bytes after the import");
   assert_cl_success(clReleaseKernel(k));
   assert_cl_success(clReleaseMemObject(mem));
   free(block);
@@ -194,12 +187,6 @@ static void test_aliasing_imports(void **state) {
 
 /* ---- forbidden host transfers ---- */
 
-static void expect_refused(cl_int err, cl_event event, const char *call, const char *target) {
-  if (err != CL_INVALID_OPERATION)
-    fail_msg("%s on %s returned %d, expected CL_INVALID_OPERATION", call, target, err);
-  if (event) fail_msg("%s on %s returned an event although it failed", call, target);
-}
-
 static void test_host_transfers_refused(void **state) {
   struct kiln_test_env *env = *state;
   cl_command_queue q = env->queue;
@@ -225,51 +212,51 @@ static void test_host_transfers_refused(void **state) {
     cl_int err;
     for (cl_bool blocking = CL_FALSE; blocking <= CL_TRUE; blocking++) {
       err = clEnqueueReadBuffer(q, x, blocking, 0, 64, host, 0, NULL, &ev);
-      expect_refused(err, ev, "clEnqueueReadBuffer", n);
+      aim_expect_refused(err, ev, "clEnqueueReadBuffer", n);
       err = clEnqueueWriteBuffer(q, x, blocking, 0, 64, host, 0, NULL, &ev);
-      expect_refused(err, ev, "clEnqueueWriteBuffer", n);
+      aim_expect_refused(err, ev, "clEnqueueWriteBuffer", n);
       err = clEnqueueReadBufferRect(q, x, blocking, zero, zero, region, 0, 0, 0, 0, host, 0, NULL, &ev);
-      expect_refused(err, ev, "clEnqueueReadBufferRect", n);
+      aim_expect_refused(err, ev, "clEnqueueReadBufferRect", n);
       err = clEnqueueWriteBufferRect(q, x, blocking, zero, zero, region, 0, 0, 0, 0, host, 0, NULL, &ev);
-      expect_refused(err, ev, "clEnqueueWriteBufferRect", n);
+      aim_expect_refused(err, ev, "clEnqueueWriteBufferRect", n);
       void *mapped = clEnqueueMapBuffer(q, x, blocking, CL_MAP_READ, 0, 64, 0, NULL, &ev, &err);
       assert_null(mapped);
-      expect_refused(err, ev, "clEnqueueMapBuffer (read)", n);
+      aim_expect_refused(err, ev, "clEnqueueMapBuffer (read)", n);
       mapped = clEnqueueMapBuffer(q, x, blocking, CL_MAP_WRITE_INVALIDATE_REGION, 0, 64, 0, NULL, &ev, &err);
       assert_null(mapped);
-      expect_refused(err, ev, "clEnqueueMapBuffer (write invalidate)", n);
+      aim_expect_refused(err, ev, "clEnqueueMapBuffer (write invalidate)", n);
     }
     err = clEnqueueCopyBuffer(q, x, ord, 0, 0, 64, 0, NULL, &ev);
-    expect_refused(err, ev, "clEnqueueCopyBuffer (source)", n);
+    aim_expect_refused(err, ev, "clEnqueueCopyBuffer (source)", n);
     err = clEnqueueCopyBuffer(q, ord, x, 0, 0, 64, 0, NULL, &ev);
-    expect_refused(err, ev, "clEnqueueCopyBuffer (destination)", n);
+    aim_expect_refused(err, ev, "clEnqueueCopyBuffer (destination)", n);
     err = clEnqueueCopyBuffer(q, x, x, 0, 128, 64, 0, NULL, &ev);
-    expect_refused(err, ev, "clEnqueueCopyBuffer (both)", n);
+    aim_expect_refused(err, ev, "clEnqueueCopyBuffer (both)", n);
     err = clEnqueueCopyBufferRect(q, x, ord, zero, zero, region, 0, 0, 0, 0, 0, NULL, &ev);
-    expect_refused(err, ev, "clEnqueueCopyBufferRect (source)", n);
+    aim_expect_refused(err, ev, "clEnqueueCopyBufferRect (source)", n);
     err = clEnqueueCopyBufferRect(q, ord, x, zero, zero, region, 0, 0, 0, 0, 0, NULL, &ev);
-    expect_refused(err, ev, "clEnqueueCopyBufferRect (destination)", n);
+    aim_expect_refused(err, ev, "clEnqueueCopyBufferRect (destination)", n);
     cl_int pattern = 0x12345678;
     err = clEnqueueFillBuffer(q, x, &pattern, sizeof pattern, 0, 64, 0, NULL, &ev);
-    expect_refused(err, ev, "clEnqueueFillBuffer", n);
+    aim_expect_refused(err, ev, "clEnqueueFillBuffer", n);
     err = clEnqueueUnmapMemObject(q, x, memory, 0, NULL, &ev);
-    expect_refused(err, ev, "clEnqueueUnmapMemObject", n);
+    aim_expect_refused(err, ev, "clEnqueueUnmapMemObject", n);
     /* Even with a pointer that is mapped (from another buffer). */
     void *ord_map = clEnqueueMapBuffer(q, ord, CL_TRUE, CL_MAP_READ, 0, 64, 0, NULL, NULL, &err);
     assert_cl_success(err);
     err = clEnqueueUnmapMemObject(q, x, ord_map, 0, NULL, &ev);
-    expect_refused(err, ev, "clEnqueueUnmapMemObject (another buffer's mapping)", n);
+    aim_expect_refused(err, ev, "clEnqueueUnmapMemObject (another buffer's mapping)", n);
     assert_cl_success(clEnqueueUnmapMemObject(q, ord, ord_map, 0, NULL, NULL));
     cl_uint maps = 9;
     assert_cl_success(clGetMemObjectInfo(x, CL_MEM_MAP_COUNT, sizeof maps, &maps, NULL));
     assert_int_equal(0, maps);
   }
   assert_cl_success(clFinish(q));
-  expect_bytes(memory, page, 0x22, "the imported memory after refused transfers");
-  expect_bytes(host, sizeof host, 0x33, "the host array after refused reads");
+  aim_expect_bytes(memory, page, 0x22, "the imported memory after refused transfers");
+  aim_expect_bytes(host, sizeof host, 0x33, "the host array after refused reads");
   unsigned char *got = malloc(page);
   kcb_read(q, ord, page, got);
-  expect_bytes(got, page, 0x11, "the ordinary buffer after refused copies");
+  aim_expect_bytes(got, page, 0x11, "the ordinary buffer after refused copies");
   free(got);
   /* Still usable by kernels afterwards. */
   add_ints(q, sub, 256 / sizeof(cl_int), 1);
@@ -297,15 +284,15 @@ static void test_command_buffer_transfers_refused(void **state) {
     cl_mem x = targets[t];
     const char *n = names[t];
     cl_int err = kcb.clCommandCopyBufferKHR(cb, NULL, NULL, x, ord, 0, 0, 64, 0, NULL, NULL, NULL);
-    expect_refused(err, NULL, "clCommandCopyBufferKHR (source)", n);
+    aim_expect_refused(err, NULL, "clCommandCopyBufferKHR (source)", n);
     err = kcb.clCommandCopyBufferKHR(cb, NULL, NULL, ord, x, 0, 0, 64, 0, NULL, NULL, NULL);
-    expect_refused(err, NULL, "clCommandCopyBufferKHR (destination)", n);
+    aim_expect_refused(err, NULL, "clCommandCopyBufferKHR (destination)", n);
     err = kcb.clCommandCopyBufferRectKHR(cb, NULL, NULL, x, ord, zero, zero, region, 0, 0, 0, 0, 0, NULL, NULL, NULL);
-    expect_refused(err, NULL, "clCommandCopyBufferRectKHR (source)", n);
+    aim_expect_refused(err, NULL, "clCommandCopyBufferRectKHR (source)", n);
     err = kcb.clCommandCopyBufferRectKHR(cb, NULL, NULL, ord, x, zero, zero, region, 0, 0, 0, 0, 0, NULL, NULL, NULL);
-    expect_refused(err, NULL, "clCommandCopyBufferRectKHR (destination)", n);
+    aim_expect_refused(err, NULL, "clCommandCopyBufferRectKHR (destination)", n);
     err = kcb.clCommandFillBufferKHR(cb, NULL, NULL, x, &pattern, sizeof pattern, 0, 64, 0, NULL, NULL, NULL);
-    expect_refused(err, NULL, "clCommandFillBufferKHR", n);
+    aim_expect_refused(err, NULL, "clCommandFillBufferKHR", n);
   }
   /* The command buffer is still recording and what it holds does nothing to the import. */
   assert_int_equal(CL_COMMAND_BUFFER_STATE_RECORDING_KHR, kcb_state(cb));
@@ -314,7 +301,7 @@ static void test_command_buffer_transfers_refused(void **state) {
   assert_cl_success(kcb.clFinalizeCommandBufferKHR(cb));
   assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, NULL));
   assert_cl_success(clFinish(env->queue));
-  expect_bytes(memory, page, 0x22, "the imported memory after refused recordings");
+  aim_expect_bytes(memory, page, 0x22, "the imported memory after refused recordings");
   cl_int *got = malloc(page);
   kcb_read(env->queue, ord, page, got);
   for (size_t i = 0; i < page / sizeof(cl_int); i++) assert_int_equal(pattern, got[i]);
