@@ -1,6 +1,8 @@
 /* kernel.c: creating, cloning, retaining and releasing kernel objects. */
 #include "runtime/kernel.h"
 
+#include "runtime/image.h"
+
 #include "runtime/program.h"
 
 #include <stdlib.h>
@@ -17,6 +19,21 @@ static void kernel_destroy(struct kiln_object *object) {
 
 /* The caller holds the program's lock and checked that it has an executable. The first
  * kernel of a program generates its machine code (program_code.c). */
+/* Whether the kernel's read-only image, write-only or read-write image and sampler
+ * arguments fit the device's limits (image.h); launches of one that does not fail with
+ * CL_OUT_OF_RESOURCES. Decided once, not at every enqueue. */
+static bool image_args_fit(const struct kiln_kernel_desc *desc) {
+  unsigned read_images = 0, write_images = 0, samplers = 0;
+  for (uint32_t i = 0; i < desc->num_args; i++) {
+    if (desc->args[i].kind == KILN_ARG_SAMPLER) samplers++;
+    if (desc->args[i].kind != KILN_ARG_IMAGE) continue;
+    if (desc->args[i].access_qualifier == CL_KERNEL_ARG_ACCESS_READ_ONLY) read_images++;
+    else write_images++;
+  }
+  return read_images <= KILN_MAX_READ_IMAGE_ARGS && write_images <= KILN_MAX_READ_WRITE_IMAGE_ARGS &&
+         samplers <= KILN_MAX_SAMPLERS;
+}
+
 static cl_kernel kernel_new(cl_program program, size_t index, cl_int *errcode) {
   const struct kiln_kernel_desc *desc = kiln_module_kernel(program->module, index);
   *errcode = kiln_program_load_code_locked(program);
@@ -45,6 +62,7 @@ static cl_kernel kernel_new(cl_program program, size_t index, cl_int *errcode) {
   atomic_init(&kernel->profile.ns_per_kilo_item, 0);
   kernel->launcher = kiln_jit_launcher(program->jit, index);
   kernel->unset_args = desc->num_args;
+  kernel->too_many_image_args = !image_args_fit(desc);
   kiln_program_kernel_attached_locked(program);
   kiln_object_init(&kernel->obj, KILN_OBJECT_KERNEL, kernel_destroy);
   *errcode = CL_SUCCESS;

@@ -29,6 +29,7 @@ struct _cl_kernel {
   unsigned char *args;    /* desc->args_block_size bytes (by-value bytes; pointers filled at enqueue) */
   struct kiln_kernel_arg_value *values; /* desc->num_args entries */
   unsigned unset_args;
+  bool too_many_image_args; /* beyond the device's image or sampler arguments: launches fail */
   unsigned exec_info_count;
   cl_kernel_exec_info exec_info_names[KILN_KERNEL_EXEC_INFO_MAX];
   uint64_t exec_info_values[KILN_KERNEL_EXEC_INFO_MAX];

@@ -107,41 +107,24 @@ static bool is_mem_arg(enum kiln_arg_kind kind) {
   return kind == KILN_ARG_GLOBAL_PTR || kind == KILN_ARG_CONSTANT_PTR || kind == KILN_ARG_IMAGE;
 }
 
-/* What check_mem_args counts: memory objects to hold, and the image and sampler arguments
- * the device limits per kernel (image.h). */
-struct arg_counts {
-  unsigned mem, read_images, write_images, samplers;
-};
-
 /* Checks every memory-object argument: still alive (the kernel does not retain them),
  * aligned when a sub-buffer; counts them. */
-static cl_int check_mem_args(cl_kernel kernel, struct arg_counts *counts) {
+static cl_int check_mem_args(cl_kernel kernel, unsigned *mem_count) {
   const struct kiln_kernel_desc *desc = kernel->desc;
-  *counts = (struct arg_counts){0, 0, 0, 0};
+  unsigned count = 0;
   for (uint32_t i = 0; i < desc->num_args; i++) {
     enum kiln_arg_kind kind = desc->args[i].kind;
-    if (kind == KILN_ARG_SAMPLER) counts->samplers++;
     if (!is_mem_arg(kind)) continue;
-    if (kind == KILN_ARG_IMAGE) {
-      bool read_only = desc->args[i].access_qualifier == CL_KERNEL_ARG_ACCESS_READ_ONLY;
-      *(read_only ? &counts->read_images : &counts->write_images) += 1;
-    }
     cl_mem mem = kernel->values[i].mem;
     if (!mem) continue;
     /* released since it was set */
     if (kind == KILN_ARG_IMAGE ? !kiln_mem_is_image(mem) : !kiln_mem_is_buffer(mem)) return CL_INVALID_KERNEL_ARGS;
     cl_int err = kiln_mem_check_alignment(mem);
     if (err != CL_SUCCESS) return err;
-    counts->mem++;
+    count++;
   }
+  *mem_count = count;
   return CL_SUCCESS;
-}
-
-/* CL_OUT_OF_RESOURCES beyond the device's read-only image, write-only and read-write image,
- * or sampler arguments. */
-static bool image_args_fit(const struct arg_counts *counts) {
-  return counts->read_images <= KILN_MAX_READ_IMAGE_ARGS && counts->write_images <= KILN_MAX_READ_WRITE_IMAGE_ARGS &&
-         counts->samplers <= KILN_MAX_SAMPLERS;
 }
 
 static bool args_fit_inline(const struct kiln_kernel_desc *desc) {
@@ -205,10 +188,10 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
     err = check_work_group(kernel, work_dim, zeros, local, true, false, limits);
     if (err != CL_SUCCESS) return err;
   }
-  struct arg_counts counts;
-  if ((err = check_mem_args(kernel, &counts)) != CL_SUCCESS) return err;
+  unsigned mem_count;
+  if ((err = check_mem_args(kernel, &mem_count)) != CL_SUCCESS) return err;
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_NDRANGE_KERNEL)) != CL_SUCCESS) return err;
-  if (!image_args_fit(&counts)) return CL_OUT_OF_RESOURCES;
+  if (kernel->too_many_image_args) return CL_OUT_OF_RESOURCES;
   uint64_t local_bytes = kiln_kernel_local_mem_layout(kernel, NULL);
   if (local_bytes > limits->local_mem_size) return CL_OUT_OF_RESOURCES;
   /* Private memory is on the stack of the thread running the launcher. */
@@ -227,7 +210,7 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   launch->printf_buffer = uses_printf ? (struct kiln_printf_buffer *)args : NULL;
   if (uses_printf || !args_fit_inline(kernel->desc))
     args = kiln_command_side_alloc(command, kernel->desc->args_block_size, KILN_LOCAL_MEM_ALIGN);
-  if (!args || !kiln_command_reserve_holds(command, counts.mem + 1)) {
+  if (!args || !kiln_command_reserve_holds(command, mem_count + 1)) {
     kiln_command_discard(command);
     return CL_OUT_OF_HOST_MEMORY;
   }
