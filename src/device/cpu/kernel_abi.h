@@ -58,16 +58,6 @@ struct kiln_device_image {
   uint32_t image_type;        /* CL_MEM_OBJECT_IMAGE* */
 };
 
-/* How the builtins decode an image's elements, as one number: (channel data type -
- * CL_SNORM_INT8) * 4 + stored channels (1 R/DEPTH, 2 RG, 4 RGBA), with keys of their own
- * for BGRA and sRGBA. builtins/image.cl computes it from the view and passes it through
- * the intrinsic below, which the compiler replaces by that value, or by a constant in the
- * launchers it specializes for common formats (compiler/image_dispatch.cpp). */
-#define KILN_IMAGE_FORMAT_KEY(data_type, channels) (((data_type) - 0x10D0u) * 4u + (channels))
-#define KILN_IMAGE_FORMAT_KEY_BGRA 100u
-#define KILN_IMAGE_FORMAT_KEY_sRGBA 101u
-#define KILN_INTRINSIC_IMAGE_FORMAT_KEY "__kiln_image_format_key" /* uint (image view, uint computed) */
-
 /* A sampler's bits as OpenCL C's sampler initializers encode them (opencl-c-base.h's
  * CLK_NORMALIZED_COORDS_*, CLK_ADDRESS_*, CLK_FILTER_*): a constant sampler_t in a
  * kernel and a cl_sampler argument reach the builtins as the same integer, so a sampler

@@ -130,11 +130,16 @@ static inline bool kiln_inside(kimg im, int x, int y, int z) {
    : (n) == 2 ? (T##4)(*(const __global T##2_u *)(p), 0, 0)                                 \
               : (T##4)(*(const __global T##_u *)(p), 0, 0, 0))
 
+/* Four 8-bit channels as one 32-bit load: split into scalars for vectorization across
+ * work-items (compiler/work_item_vectorize.cpp), a texel is then one 32-bit gather, not
+ * four byte gathers. */
+#define RAW8(T, n, p) ((n) == 4 ? __builtin_astype(*(const __global uint_u *)(p), T##4) : RAW(T, n, p))
+
 /* Channel data type -> float4 of the stored channels. Normalized values are scaled by a
  * reciprocal: within the spec's 1.5 ulp, and exact at 0 and the maximum, as it requires. */
-#define DECODE_UNORM_INT8(p, n) (__builtin_convertvector(RAW(uchar, n, p), float4) * (1.0f / 255.0f))
+#define DECODE_UNORM_INT8(p, n) (__builtin_convertvector(RAW8(uchar, n, p), float4) * (1.0f / 255.0f))
 #define DECODE_UNORM_INT16(p, n) (__builtin_convertvector(RAW(ushort, n, p), float4) * (1.0f / 65535.0f))
-#define DECODE_SNORM_INT8(p, n) FMAX(__builtin_convertvector(RAW(char, n, p), float4) * (1.0f / 127.0f), (float4)-1.0f)
+#define DECODE_SNORM_INT8(p, n) FMAX(__builtin_convertvector(RAW8(char, n, p), float4) * (1.0f / 127.0f), (float4)-1.0f)
 #define DECODE_SNORM_INT16(p, n) FMAX(__builtin_convertvector(RAW(short, n, p), float4) * (1.0f / 32767.0f), (float4)-1.0f)
 #define DECODE_FLOAT(p, n) RAW(float, n, p)
 #define DECODE_HALF_FLOAT(p, n)                                                                        \
@@ -149,20 +154,19 @@ static inline float kiln_srgb_to_linear(float c) {
   return c <= 0.04045f ? c / 12.92f : __builtin_powf((c + 0.055f) / 1.055f, 2.4f);
 }
 
-/* The decoding a format needs, as one number (KILN_IMAGE_FORMAT_KEY of kernel_abi.h).
+/* The decoding a format needs, as one number: (channel data type - CL_SNORM_INT8) * 4 +
+ * stored channels (1 R/DEPTH, 2 RG, 4 RGBA), with keys of their own for BGRA and sRGBA.
  * It depends only on the image's view, whose fields the launcher made per-call values, so
  * it is computed once per call and leaves one well-predicted jump per read; in a launcher
- * specialized for a format the compiler makes it a constant (__kiln_image_format_key). */
+ * specialized for a format the view's format fields are constants, and so is the key. */
 #define KEY(type, n) (((type) - K_SNORM_INT8) * 4 + (n))
 #define KEY_BGRA 100
 #define KEY_sRGBA 101
-uint __kiln_image_format_key(kimg im, uint computed) __attribute__((const));
 static inline uint kiln_format_key(kimg im) {
   uint order = im->order;
-  uint computed = order == K_BGRA    ? KEY_BGRA
-                  : order == K_sRGBA ? KEY_sRGBA
-                                     : KEY(im->type, order == K_RGBA ? 4 : order == K_RG ? 2 : 1);
-  return __kiln_image_format_key(im, computed);
+  return order == K_BGRA    ? KEY_BGRA
+         : order == K_sRGBA ? KEY_sRGBA
+                            : KEY(im->type, order == K_RGBA ? 4 : order == K_RG ? 2 : 1);
 }
 
 #define FOR_CHANNEL_COUNTS(M, ...) M(1, __VA_ARGS__) M(2, __VA_ARGS__) M(4, __VA_ARGS__)

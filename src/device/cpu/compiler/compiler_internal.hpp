@@ -5,10 +5,12 @@
 
 #include "device/cpu/compiler/compiler.h"
 
+#include <CL/cl.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
 
 #include <deque>
 #include <functional>
@@ -121,11 +123,11 @@ void add_vector_math_variants(llvm::Module &m);
 void guard_integer_division(llvm::Module &m);
 
 // The work-group launcher of kernel `k` (launcher.cpp), added to `m` as `name`. With
-// `image_keys` (per argument; 0: any format), a launcher for images of those formats: their
-// format key intrinsics (kernel_abi.h) become constants (kernels without barriers only).
+// `image_formats` (per argument; channel order 0: any format), a launcher for images of those
+// formats: their views' format fields are constants there (kernels without barriers only).
 llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
                                const LocalLayout &locals, const std::string &name, std::string &error,
-                               const std::vector<uint32_t> *image_keys = nullptr);
+                               const std::vector<cl_image_format> *image_formats = nullptr);
 // The launcher of a kernel with image arguments (image_dispatch.cpp): launchers specialized
 // for common formats (every image argument of one format) behind a dispatcher `name` that
 // picks one by the images of the launch, else the generic launcher. Plain build_launcher
@@ -133,9 +135,17 @@ llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_ke
 llvm::Function *build_image_launchers(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
                                       const LocalLayout &locals, const std::string &name, bool specialize,
                                       std::string &error);
-// Every format key intrinsic left (generic launchers, kernels with barriers) becomes the
-// key the library computed.
-void resolve_image_format_keys(llvm::Module &m);
+// The loop metadata option marking the launchers' innermost (x) work-item loops.
+constexpr const char *WORK_ITEM_LOOP = "kiln.work_item_loop";
+// Adds the pass that readies the launchers' work-item loops for the loop vectorizer
+// (work_item_vectorize.cpp): parallel where memory allows, scalarized where that vectorizes.
+void add_work_item_vectorization(llvm::ModulePassManager &mpm);
+// KILN_WORK_ITEM_VECTORIZE (read once): unset, Kiln decides by cost; "force": every work-item
+// loop the vectorizer can widen is widened (8 work-items), whatever the cost (tests use it to
+// run the vectorized code on any machine); "off": no such pass (to compare).
+enum class WorkItemVectorization { Auto, Force, Off };
+WorkItemVectorization work_item_vectorization_mode();
+
 
 }  // namespace kiln
 

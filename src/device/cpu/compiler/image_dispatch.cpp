@@ -1,8 +1,8 @@
-// image_dispatch.cpp: build_image_launchers and resolve_image_format_keys
+// image_dispatch.cpp: build_image_launchers
 // (compiler_internal.hpp). An image's format is known only at launch, so the builtins
 // decode elements behind a switch on the format key (builtins/image.cl). For the formats
 // imaging and ML code use most, a kernel whose image arguments all share one of them gets
-// a launcher where the key is a constant: the switch folds away and every read and write is
+// a launcher where the views' format fields, and so the key, are constants: the switch folds away and every read and write is
 // straight-line code. A small dispatcher, under the launcher's name, reads the images'
 // views from the argument block and calls the matching launcher, or the generic one.
 #include "device/cpu/compiler/compiler_internal.hpp"
@@ -36,14 +36,18 @@ Function *build_image_launchers(Module &m, Function &k, const kiln_kernel_desc &
 
   std::vector<Function *> launchers;
   for (cl_channel_type type : kSpecializedTypes) {
-    std::vector<uint32_t> keys(desc.num_args, 0);
-    for (unsigned i : images) keys[i] = KILN_IMAGE_FORMAT_KEY(type, 4);
-    Function *l = build_launcher(m, k, desc, locals, name + ".rgba_" + std::to_string(type), error, &keys);
+    std::vector<cl_image_format> formats(desc.num_args, cl_image_format{0, 0});
+    for (unsigned i : images) formats[i] = cl_image_format{CL_RGBA, type};
+    Function *l = build_launcher(m, k, desc, locals, name + ".rgba_" + std::to_string(type), error, &formats);
     if (!l) return nullptr;
+    // Kept apart until the work-item loops are vectorized (work_item_vectorize.cpp decides
+    // per function); one call per launcher run costs nothing.
+    l->addFnAttr(Attribute::NoInline);
     launchers.push_back(l);
   }
   Function *generic = build_launcher(m, k, desc, locals, name + ".generic", error);
   if (!generic) return nullptr;
+  generic->addFnAttr(Attribute::NoInline);
 
   LLVMContext &c = m.getContext();
   Function *f = Function::Create(generic->getFunctionType(), GlobalValue::ExternalLinkage, name, m);
@@ -75,17 +79,6 @@ Function *build_image_launchers(Module &m, Function &k, const kiln_kernel_desc &
   }
   b.CreateRet(b.CreateCall(generic, forward));
   return f;
-}
-
-void resolve_image_format_keys(Module &m) {
-  Function *intrinsic = m.getFunction(KILN_INTRINSIC_IMAGE_FORMAT_KEY);
-  if (!intrinsic) return;
-  for (User *user : make_early_inc_range(intrinsic->users()))
-    if (auto *call = dyn_cast<CallInst>(user)) {
-      call->replaceAllUsesWith(call->getArgOperand(1));
-      call->eraseFromParent();
-    }
-  if (intrinsic->use_empty()) intrinsic->eraseFromParent();
 }
 
 }  // namespace kiln

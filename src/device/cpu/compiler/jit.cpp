@@ -98,9 +98,12 @@ void optimize(Module &m, TargetMachine &tm, bool opt_disable) {
   // No SLP vectorizer: with LLVM 19 on x86 it built a mixed and/ashr <4 x i64> whose unused
   // lanes shift by >= 64, and the generated code returned the shift's lanes for the and's
   // (test_kernel_builtins_conversions' integer conversions got -1). Vectorization across
-  // work-items is the loop vectorizer's; vector types in the source stay vectors.
+  // work-items is the loop vectorizer's (readied by work_item_vectorize.cpp).
   tuning.SLPVectorization = false;
   PassBuilder pb(&tm, tuning);
+  if (!opt_disable && kiln::work_item_vectorization_mode() != kiln::WorkItemVectorization::Off)
+    pb.registerOptimizerEarlyEPCallback(
+        [](ModulePassManager &mpm, OptimizationLevel) { kiln::add_work_item_vectorization(mpm); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -267,7 +270,6 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
     }
     launchers.insert(l);
   }
-  kiln::resolve_image_format_keys(*m);
   // Only the launchers stay visible.
   for (Function &f : *m)
     if (!f.isDeclaration() && !launchers.count(&f)) {

@@ -73,7 +73,13 @@ void emit_loop(IRBuilder<> &b, Value *end, const Twine &name, const std::functio
   body(i);
   Value *next = b.CreateAdd(i, b.getInt64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b.GetInsertBlock());
-  b.CreateBr(header);
+  BranchInst *latch = b.CreateBr(header);
+  if (name.str() == "x") {  // tagged for work_item_vectorize.cpp
+    MDNode *tag = MDNode::get(c, MDString::get(c, kiln::WORK_ITEM_LOOP));
+    MDNode *id = MDNode::getDistinct(c, {nullptr, tag});
+    id->replaceOperandWith(0, id);
+    latch->setMetadata(LLVMContext::MD_loop, id);
+  }
   b.SetInsertPoint(exit);
 }
 
@@ -549,7 +555,8 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
 namespace kiln {
 
 Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, const LocalLayout &locals,
-                         const std::string &name, std::string &error, const std::vector<uint32_t> *image_keys) {
+                         const std::string &name, std::string &error,
+                         const std::vector<cl_image_format> *image_formats) {
   LLVMContext &c = m.getContext();
   const DataLayout &dl = m.getDataLayout();
   Type *ptr = PointerType::get(c, 0);
@@ -587,7 +594,6 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
 
   // Kernel arguments from the packed block.
   std::vector<Value *> call_args;
-  std::map<Value *, uint32_t> view_keys;  // image views whose format this launcher is for
   for (unsigned i = 0; i < k.arg_size(); i++) {
     const kiln_kernel_arg_desc &a = desc.args[i];
     Argument *param = k.getArg(i);
@@ -607,7 +613,15 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
         copy->setAlignment(Align(alignof(kiln_device_image)));
         b.CreateMemCpy(copy, copy->getAlign(), view, Align(alignof(kiln_device_image)), sizeof(kiln_device_image));
         call_args.push_back(b.CreateAddrSpaceCast(copy, param->getType()));
-        if (image_keys && (*image_keys)[i]) view_keys[copy] = (*image_keys)[i];
+        if (image_formats && (*image_formats)[i].image_channel_order) {
+          // The format this launcher is for: the view's fields become constants, and every
+          // decision the builtins take on them folds away (image_dispatch.cpp).
+          const cl_image_format &format = (*image_formats)[i];
+          auto field = [&](size_t offset) { return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), copy, offset); };
+          b.CreateAlignedStore(b.getInt32(format.image_channel_order), field(offsetof(kiln_device_image, channel_order)), Align(4));
+          b.CreateAlignedStore(b.getInt32(format.image_channel_data_type),
+                               field(offsetof(kiln_device_image, channel_data_type)), Align(4));
+        }
         break;
       }
       case KILN_ARG_LOCAL_PTR: {
@@ -726,15 +740,6 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   if (!barriers) {
     if (!inline_all(*f, error)) return nullptr;
     replace_intrinsics(blocks_of(*f), v);
-    // Format keys of the images this launcher is specialized for (image_dispatch.cpp).
-    for (Instruction &inst : make_early_inc_range(instructions(*f)))
-      if (auto *call = dyn_cast<CallInst>(&inst))
-        if (Function *callee = call->getCalledFunction(); callee && callee->getName() == KILN_INTRINSIC_IMAGE_FORMAT_KEY) {
-          auto key = view_keys.find(call->getArgOperand(0)->stripPointerCasts());
-          if (key == view_keys.end()) continue;
-          call->replaceAllUsesWith(ConstantInt::get(call->getType(), key->second));
-          call->eraseFromParent();
-        }
   }
   for (auto &[gv, p] : local_vars) {
     convertUsersOfConstantsToInstructions({gv}, f);
