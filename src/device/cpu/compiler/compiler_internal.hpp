@@ -122,12 +122,18 @@ void add_vector_math_variants(llvm::Module &m);
 // divisor is not a constant known to be safe divides by 1 instead in those cases.
 void guard_integer_division(llvm::Module &m);
 
+// An image format a launcher is specialized for (struct kiln_device_image's fields).
+struct ImageFormat {
+  uint32_t channel_order;  // 0: any format
+  uint32_t channel_data_type;
+  uint32_t element_size;
+};
 // The work-group launcher of kernel `k` (launcher.cpp), added to `m` as `name`. With
-// `image_formats` (per argument; channel order 0: any format), a launcher for images of those
-// formats: their views' format fields are constants there (kernels without barriers only).
+// `image_formats` (per argument), a launcher for images of those formats: their views'
+// format fields are constants there (kernels without barriers only).
 llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
                                const LocalLayout &locals, const std::string &name, std::string &error,
-                               const std::vector<cl_image_format> *image_formats = nullptr);
+                               const std::vector<ImageFormat> *image_formats = nullptr);
 // The launcher of a kernel with image arguments (image_dispatch.cpp): launchers specialized
 // for common formats (every image argument of one format) behind a dispatcher `name` that
 // picks one by the images of the launch, else the generic launcher. Plain build_launcher

@@ -2,8 +2,8 @@
 // (compiler_internal.hpp). An image's format is known only at launch, so the builtins
 // decode elements behind a switch on the format key (builtins/image.cl). For the formats
 // imaging and ML code use most, a kernel whose image arguments all share one of them gets
-// a launcher where the views' format fields, and so the key, are constants: the switch folds away and every read and write is
-// straight-line code. A small dispatcher, under the launcher's name, reads the images'
+// a launcher where the views' format fields, and so the key, are constants: the switch
+// folds away and every read and write is straight-line code. A small dispatcher, under the launcher's name, reads the images'
 // views from the argument block and calls the matching launcher, or the generic one.
 #include "device/cpu/compiler/compiler_internal.hpp"
 
@@ -21,7 +21,8 @@ using namespace llvm;
 namespace {
 
 // RGBA in 8-bit normalized, float and half: pictures, and feature maps on GPUs.
-constexpr cl_channel_type kSpecializedTypes[] = {CL_UNORM_INT8, CL_FLOAT, CL_HALF_FLOAT};
+constexpr kiln::ImageFormat kSpecializedFormats[] = {
+    {CL_RGBA, CL_UNORM_INT8, 4}, {CL_RGBA, CL_FLOAT, 16}, {CL_RGBA, CL_HALF_FLOAT, 8}};
 
 }  // namespace
 
@@ -35,10 +36,11 @@ Function *build_image_launchers(Module &m, Function &k, const kiln_kernel_desc &
   if (!specialize || images.empty() || desc.uses_barriers) return build_launcher(m, k, desc, locals, name, error);
 
   std::vector<Function *> launchers;
-  for (cl_channel_type type : kSpecializedTypes) {
-    std::vector<cl_image_format> formats(desc.num_args, cl_image_format{0, 0});
-    for (unsigned i : images) formats[i] = cl_image_format{CL_RGBA, type};
-    Function *l = build_launcher(m, k, desc, locals, name + ".rgba_" + std::to_string(type), error, &formats);
+  for (const ImageFormat &format : kSpecializedFormats) {
+    std::vector<ImageFormat> formats(desc.num_args, ImageFormat{0, 0, 0});
+    for (unsigned i : images) formats[i] = format;
+    Function *l = build_launcher(m, k, desc, locals, name + ".rgba_" + std::to_string(format.channel_data_type), error,
+                                 &formats);
     if (!l) return nullptr;
     // Kept apart until the work-item loops are vectorized (work_item_vectorize.cpp decides
     // per function); one call per launcher run costs nothing.
@@ -69,8 +71,8 @@ Function *build_image_launchers(Module &m, Function &k, const kiln_kernel_desc &
   for (size_t s = 0; s < launchers.size(); s++) {
     Value *all = b.getTrue();
     for (auto &[order, type] : formats)
-      all = b.CreateAnd(all, b.CreateAnd(b.CreateICmpEQ(order, b.getInt32(CL_RGBA)),
-                                         b.CreateICmpEQ(type, b.getInt32(kSpecializedTypes[s]))));
+      all = b.CreateAnd(all, b.CreateAnd(b.CreateICmpEQ(order, b.getInt32(kSpecializedFormats[s].channel_order)),
+                                         b.CreateICmpEQ(type, b.getInt32(kSpecializedFormats[s].channel_data_type))));
     BasicBlock *match = BasicBlock::Create(c, "specialized", f), *next = BasicBlock::Create(c, "next", f);
     b.CreateCondBr(all, match, next);
     b.SetInsertPoint(match);

@@ -556,7 +556,7 @@ namespace kiln {
 
 Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, const LocalLayout &locals,
                          const std::string &name, std::string &error,
-                         const std::vector<cl_image_format> *image_formats) {
+                         const std::vector<kiln::ImageFormat> *image_formats) {
   LLVMContext &c = m.getContext();
   const DataLayout &dl = m.getDataLayout();
   Type *ptr = PointerType::get(c, 0);
@@ -613,14 +613,17 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
         copy->setAlignment(Align(alignof(kiln_device_image)));
         b.CreateMemCpy(copy, copy->getAlign(), view, Align(alignof(kiln_device_image)), sizeof(kiln_device_image));
         call_args.push_back(b.CreateAddrSpaceCast(copy, param->getType()));
-        if (image_formats && (*image_formats)[i].image_channel_order) {
+        if (image_formats && (*image_formats)[i].channel_order) {
           // The format this launcher is for: the view's fields become constants, and every
-          // decision the builtins take on them folds away (image_dispatch.cpp).
-          const cl_image_format &format = (*image_formats)[i];
-          auto field = [&](size_t offset) { return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), copy, offset); };
-          b.CreateAlignedStore(b.getInt32(format.image_channel_order), field(offsetof(kiln_device_image, channel_order)), Align(4));
-          b.CreateAlignedStore(b.getInt32(format.image_channel_data_type),
-                               field(offsetof(kiln_device_image, channel_data_type)), Align(4));
+          // decision the builtins take on them folds away (image_dispatch.cpp); a constant
+          // element size also makes texel addresses along x consecutive for the vectorizer.
+          const kiln::ImageFormat &format = (*image_formats)[i];
+          auto set = [&](size_t offset, uint32_t value) {
+            b.CreateAlignedStore(b.getInt32(value), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), copy, offset), Align(4));
+          };
+          set(offsetof(kiln_device_image, channel_order), format.channel_order);
+          set(offsetof(kiln_device_image, channel_data_type), format.channel_data_type);
+          set(offsetof(kiln_device_image, element_size), format.element_size);
         }
         break;
       }
