@@ -246,19 +246,26 @@ static inline bool kiln_border_alpha_one(kimg im) { return im->order == K_R || i
     T4 border = (T4)(0, 0, 0, kiln_border_alpha_one(im) ? ONE : 0);                          \
     for (int i = 0; i < count; i++) out[i] = inside[i] ? out[i] : border;                    \
   }
-TEXELS(kiln_texels_f, float4, kiln_gather_f, 1.0f)
-TEXELS(kiln_texels_i, int4, kiln_gather_i, 1)
-TEXELS(kiln_texels_ui, uint4, kiln_gather_ui, 1u)
+TEXELS(kiln_texels_f, float4, kiln_gather_f, 1.0f) /* linear filtering reads float only */
 
-#define TEXEL(NAME, T4, TEXELS)                                                             \
+/* One element: here a branch, not a select of addresses. Work-items along x reading
+ * (x, y) then load consecutive addresses under a condition, which the vectorizer makes one
+ * masked vector load (compiler/work_item_vectorize.cpp); a selected address is a gather.
+ * Unvectorized, the branch is as good as always taken. */
+#define TEXEL(NAME, T4, GATHER, ONE)                                                        \
   static inline T4 NAME(kimg im, int x, int y, int z, bool known_inside) {                  \
     T4 t;                                                                                    \
-    TEXELS(im, 1, &x, &y, &z, known_inside, &t);                                             \
+    if (known_inside || kiln_inside(im, x, y, z)) {                                          \
+      const __global uchar *p = kiln_address(im, x, y, z);                                   \
+      GATHER(im, 1, &p, &t);                                                                 \
+    } else {                                                                                 \
+      t = (T4)(0, 0, 0, kiln_border_alpha_one(im) ? ONE : 0);                                \
+    }                                                                                        \
     return t;                                                                                \
   }
-TEXEL(kiln_texel_f, float4, kiln_texels_f)
-TEXEL(kiln_texel_i, int4, kiln_texels_i)
-TEXEL(kiln_texel_ui, uint4, kiln_texels_ui)
+TEXEL(kiln_texel_f, float4, kiln_gather_f, 1.0f)
+TEXEL(kiln_texel_i, int4, kiln_gather_i, 1)
+TEXEL(kiln_texel_ui, uint4, kiln_gather_ui, 1u)
 
 /* ---- Addressing and filtering ---- */
 
