@@ -22,6 +22,8 @@ const struct kiln_extension *const kiln_extensions[] = {
     &kiln_core_khr_3d_image_writes,
     &kiln_core_khr_depth_images,
     &kiln_core_khr_image2d_from_buffer,
+    &kiln_core_ext_image_requirements_info,
+    &kiln_core_ext_image_from_buffer,
     &kiln_core_khr_extended_versioning,
     &kiln_ext_khr_command_buffer,
     &kiln_ext_qcom_recordable_queues,

@@ -56,32 +56,35 @@ cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, en
       type != CL_MEM_OBJECT_IMAGE2D && type != CL_MEM_OBJECT_IMAGE2D_ARRAY && type != CL_MEM_OBJECT_IMAGE3D)
     return CL_INVALID_IMAGE_DESCRIPTOR;
   if (desc->num_mip_levels != 0 || desc->num_samples != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
-  /* A 1D buffer image needs a buffer; only it and 2D images may have one. */
+  /* A 1D buffer image needs a buffer; any type may have one (cl_ext_image_from_buffer). */
   bool over_buffer = storage == KILN_IMAGE_OVER_BUFFER;
-  if ((type == CL_MEM_OBJECT_IMAGE1D_BUFFER) != over_buffer && !(type == CL_MEM_OBJECT_IMAGE2D && over_buffer))
-    return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER && !over_buffer) return CL_INVALID_IMAGE_DESCRIPTOR;
   cl_int err = check_dimensions(desc, limits, layout);
   if (err != CL_SUCCESS) return err;
 
   size_t tight_row;
   if (__builtin_mul_overflow(layout->width, element_size, &tight_row)) return CL_INVALID_IMAGE_SIZE;
-  /* Pitches may be given only with a host pointer, and a row pitch for an image over a
-   * buffer: the spec names the 2D case's alignment; a 1D image buffer has one row, whose
-   * pitch (which the CTS passes) must still hold the row. */
-  bool row_pitch_allowed = storage == KILN_IMAGE_HOST_POINTER || over_buffer;
+  /* Pitches may be given only with a host pointer or over a buffer (a 1D image buffer has
+   * one row, whose pitch, which the CTS passes, must still hold the row). Over a buffer, a
+   * pitch off the alignment clGetImageRequirementsInfoEXT reports (whole elements) is
+   * CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, as cl_ext_image_from_buffer says; a pitch too
+   * small or not a multiple of the row pitch, CL_INVALID_IMAGE_DESCRIPTOR, as for any image. */
+  size_t pitch_alignment = limits->pitch_alignment * element_size;
+  bool pitches_allowed = storage == KILN_IMAGE_HOST_POINTER || over_buffer;
   size_t row_pitch = desc->image_row_pitch;
-  if (row_pitch && !row_pitch_allowed) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (row_pitch && !pitches_allowed) return CL_INVALID_IMAGE_DESCRIPTOR;
+  bool has_rows = type != CL_MEM_OBJECT_IMAGE1D && type != CL_MEM_OBJECT_IMAGE1D_BUFFER; /* one row: no alignment */
+  if (over_buffer && has_rows && row_pitch % pitch_alignment != 0) return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
   if (row_pitch == 0) row_pitch = tight_row;
   if (row_pitch < tight_row || row_pitch % element_size != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
-  if (over_buffer && type == CL_MEM_OBJECT_IMAGE2D && (row_pitch / element_size) % limits->pitch_alignment != 0)
-    return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
 
   size_t tight_slice = row_pitch;
   if (type != CL_MEM_OBJECT_IMAGE1D_ARRAY && __builtin_mul_overflow(row_pitch, layout->height, &tight_slice))
     return CL_INVALID_IMAGE_SIZE;
   size_t slice_pitch = desc->image_slice_pitch;
-  /* "Must be zero if host_ptr is NULL", whatever the type. */
-  if (slice_pitch && storage != KILN_IMAGE_HOST_POINTER) return CL_INVALID_IMAGE_DESCRIPTOR;
+  /* "Must be zero if host_ptr is NULL", whatever the type, except over a buffer. */
+  if (slice_pitch && !pitches_allowed) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (over_buffer && slice_pitch % pitch_alignment != 0) return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
   if (has_slices(type)) {
     if (slice_pitch == 0) slice_pitch = tight_slice;
     if (slice_pitch < tight_slice || slice_pitch % row_pitch != 0) return CL_INVALID_IMAGE_DESCRIPTOR;

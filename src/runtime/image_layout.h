@@ -14,8 +14,8 @@ struct kiln_image_limits {
   size_t image2d_max_width, image2d_max_height;
   size_t image3d_max_width, image3d_max_height, image3d_max_depth;
   size_t image_max_array_size, image_max_buffer_size;
-  size_t pitch_alignment;        /* row pitch of a 2D image over a buffer */
-  size_t base_address_alignment; /* host_ptr of a USE_HOST_PTR buffer a 2D image is made over */
+  size_t pitch_alignment;        /* row and slice pitches of an image over a buffer, in elements */
+  size_t base_address_alignment; /* host_ptr of a USE_HOST_PTR buffer an image is made over, in elements */
 };
 
 struct kiln_image_layout {
@@ -32,10 +32,10 @@ enum kiln_image_storage {
 };
 
 /* Checks `desc` for elements of `element_size` bytes and fills `layout`. Returns
- * CL_SUCCESS, CL_INVALID_IMAGE_DESCRIPTOR (type, pitches, mip levels, samples, a buffer
- * where the type takes none or none where it needs one), CL_INVALID_IMAGE_FORMAT_DESCRIPTOR
- * (a 2D image over a buffer whose row pitch breaks the pitch alignment: the spec's code)
- * or CL_INVALID_IMAGE_SIZE (a dimension out of the limits, or a size beyond size_t). */
+ * CL_SUCCESS, CL_INVALID_IMAGE_DESCRIPTOR (type, pitches, mip levels, samples, no buffer
+ * for a 1D image buffer), CL_INVALID_IMAGE_FORMAT_DESCRIPTOR (an image over a buffer
+ * whose row or slice pitch breaks the pitch alignment: the spec's code) or
+ * CL_INVALID_IMAGE_SIZE (a dimension out of the limits, or a size beyond size_t). */
 cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, enum kiln_image_storage storage,
                               const struct kiln_image_limits *limits, struct kiln_image_layout *layout);
 

@@ -1,6 +1,6 @@
 /* Image descriptors (runtime/image_layout.h) against the API spec's "Image Descriptor"
  * rules: every type's dimensions and limits, default and given pitches, what a host
- * pointer or a buffer allows, mip levels and samples, the 2D-over-buffer pitch alignment
+ * pointer or a buffer allows, mip levels and samples, the pitch alignment over a buffer
  * and size overflow. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,9 +121,21 @@ static void test_images_over_buffers(void **state) {
   assert_int_equal(320, l.size);
   d.image_row_pitch = 68; /* 17 pixels */
   assert_int_equal(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, make(d, 4, KILN_IMAGE_OVER_BUFFER, &l));
-  /* Only 1D buffer and 2D images may be over a buffer; a 1D buffer image must be. */
-  assert_int_equal(CL_INVALID_IMAGE_DESCRIPTOR,
-                   make(desc_of(CL_MEM_OBJECT_IMAGE3D, 4, 4, 4, 0), 4, KILN_IMAGE_OVER_BUFFER, &l));
+  /* Any type may be over a buffer (cl_ext_image_from_buffer), with a slice pitch that keeps
+   * the pitch alignment (else CL_INVALID_IMAGE_FORMAT_DESCRIPTOR) and is whole rows (else
+   * CL_INVALID_IMAGE_DESCRIPTOR); a 1D buffer image must be over one. */
+  cl_image_desc three = desc_of(CL_MEM_OBJECT_IMAGE3D, 4, 4, 4, 0);
+  assert_int_equal(CL_SUCCESS, make(three, 4, KILN_IMAGE_OVER_BUFFER, &l));
+  assert_true(l.row_pitch == 16 && l.slice_pitch == 64 && l.size == 256);
+  three.image_row_pitch = 64;
+  three.image_slice_pitch = 64 * 5;
+  assert_int_equal(CL_SUCCESS, make(three, 4, KILN_IMAGE_OVER_BUFFER, &l));
+  assert_int_equal(64 * 5 * 4, l.size);
+  three.image_slice_pitch = 64 * 5 + 4; /* one pixel: off the 16-pixel alignment */
+  assert_int_equal(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, make(three, 4, KILN_IMAGE_OVER_BUFFER, &l));
+  three.image_row_pitch = 128;
+  three.image_slice_pitch = 64 * 9; /* aligned, not whole rows of 128 */
+  assert_int_equal(CL_INVALID_IMAGE_DESCRIPTOR, make(three, 4, KILN_IMAGE_OVER_BUFFER, &l));
   assert_int_equal(CL_INVALID_IMAGE_DESCRIPTOR,
                    make(desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 4, 0, 0, 0), 4, KILN_IMAGE_OWN, &l));
   assert_int_equal(CL_INVALID_IMAGE_DESCRIPTOR,
