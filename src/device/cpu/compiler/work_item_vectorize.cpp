@@ -14,9 +14,10 @@
 //
 // Scalarized: the vectorizer widens scalar instructions only and refuses a loop holding an
 // OpenCL vector type (float4 pixels). A copy of such a function, its vectors split into
-// scalars, is offered to the vectorizer first; when the vectorizer widens a loop of the copy,
-// the copy replaces the function (its work-items then run 4, 8 or 16 at a time instead of one
-// float4 at a time); otherwise the copy is dropped and the function keeps its vector code.
+// scalars, is offered to the vectorizer first; when the vectorizer widens a loop of the copy
+// and TTI prices a work-item there clearly below the original's, the copy replaces the
+// function (its work-items then run 4, 8 or 16 at a time instead of one float4 at a time);
+// otherwise the copy is dropped and the function keeps its vector code.
 #include "device/cpu/compiler/compiler_internal.hpp"
 
 #include <llvm/Analysis/LoopInfo.h>
