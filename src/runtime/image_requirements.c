@@ -11,14 +11,11 @@
 #include "runtime/info.h"
 
 #include <CL/cl_ext.h>
+#include <stdint.h>
 
-/* cl_ext_image_from_buffer's query, where the installed headers predate it (cl.xml). */
-#ifndef CL_IMAGE_REQUIREMENTS_SLICE_PITCH_ALIGNMENT_EXT
-#define CL_IMAGE_REQUIREMENTS_SLICE_PITCH_ALIGNMENT_EXT 0x1291
-#endif
-
-/* The largest element of any format Kiln lists (RGBA of 32-bit channels): an alignment
- * in elements of it suits every format when the query names none. */
+/* The largest element of any valid format (RGBA of 32-bit channels); every element size
+ * divides it, so an alignment in elements of it suits every format when the query names
+ * none. */
 #define LARGEST_ELEMENT 16
 
 static bool is_image_type(cl_mem_object_type type) {
@@ -26,35 +23,89 @@ static bool is_image_type(cl_mem_object_type type) {
          type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D;
 }
 
-/* The largest value a dimension query may return for `type` (0: any type, the smallest
- * limit of those the query applies to); 0 when the query does not apply to the type. */
-static size_t max_width(cl_mem_object_type type, const struct kiln_image_limits *l) {
+static size_t smaller(size_t a, size_t b) { return a < b ? a : b; }
+
+/* The device's limit of each dimension for `type`, 0 where the type has no such dimension;
+ * type 0 ("any type") gets the smallest limit of the types that have it. */
+static size_t width_limit(cl_mem_object_type type, const struct kiln_image_limits *l) {
   if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER) return l->image_max_buffer_size;
   if (type == CL_MEM_OBJECT_IMAGE3D) return l->image3d_max_width;
-  if (type == 0) return l->image3d_max_width < l->image2d_max_width ? l->image3d_max_width : l->image2d_max_width;
+  if (type == 0) return smaller(l->image_max_buffer_size, smaller(l->image3d_max_width, l->image2d_max_width));
   return l->image2d_max_width;
 }
 
-static size_t max_height(cl_mem_object_type type, const struct kiln_image_limits *l) {
+static size_t height_limit(cl_mem_object_type type, const struct kiln_image_limits *l) {
   if (type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE2D_ARRAY) return l->image2d_max_height;
   if (type == CL_MEM_OBJECT_IMAGE3D) return l->image3d_max_height;
-  if (type == 0) return l->image3d_max_height < l->image2d_max_height ? l->image3d_max_height : l->image2d_max_height;
-  return 0;
+  return type == 0 ? smaller(l->image3d_max_height, l->image2d_max_height) : 0;
 }
 
-static size_t max_depth(cl_mem_object_type type, const struct kiln_image_limits *l) {
+static size_t depth_limit(cl_mem_object_type type, const struct kiln_image_limits *l) {
   return type == 0 || type == CL_MEM_OBJECT_IMAGE3D ? l->image3d_max_depth : 0;
 }
 
-static size_t max_array_size(cl_mem_object_type type, const struct kiln_image_limits *l) {
-  return type == 0 || type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D_ARRAY
-             ? l->image_max_array_size
-             : 0;
+static size_t array_size_limit(cl_mem_object_type type, const struct kiln_image_limits *l) {
+  bool arrayed = type == 0 || type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D_ARRAY;
+  return arrayed ? l->image_max_array_size : 0;
 }
 
 static bool is_dimension_query(cl_image_requirements_info_ext name) {
   return name == CL_IMAGE_REQUIREMENTS_MAX_WIDTH_EXT || name == CL_IMAGE_REQUIREMENTS_MAX_HEIGHT_EXT ||
          name == CL_IMAGE_REQUIREMENTS_MAX_DEPTH_EXT || name == CL_IMAGE_REQUIREMENTS_MAX_ARRAY_SIZE_EXT;
+}
+
+/* A dimension query's descriptor: its type 0 or an image type; the queried dimension is
+ * ignored and members left 0 stand for "any", so both become 1 before the rest is checked
+ * as clCreateImage checks an image over a buffer (a member out of the limits, a pitch that
+ * cannot hold a row: CL_INVALID_IMAGE_DESCRIPTOR). */
+static cl_int check_dimension_desc(const cl_image_desc *desc, cl_image_requirements_info_ext name, size_t element,
+                                   const struct kiln_image_limits *limits) {
+  if (desc->num_mip_levels != 0 || desc->num_samples != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (desc->image_type == 0) return CL_SUCCESS;
+  if (!is_image_type(desc->image_type)) return CL_INVALID_IMAGE_DESCRIPTOR;
+  cl_image_desc any = *desc;
+  if (name == CL_IMAGE_REQUIREMENTS_MAX_WIDTH_EXT || any.image_width == 0) any.image_width = 1;
+  if (name == CL_IMAGE_REQUIREMENTS_MAX_HEIGHT_EXT || any.image_height == 0) any.image_height = 1;
+  if (name == CL_IMAGE_REQUIREMENTS_MAX_DEPTH_EXT || any.image_depth == 0) any.image_depth = 1;
+  if (name == CL_IMAGE_REQUIREMENTS_MAX_ARRAY_SIZE_EXT || any.image_array_size == 0) any.image_array_size = 1;
+  struct kiln_image_layout layout;
+  return kiln_image_layout_make(&any, element, KILN_IMAGE_OVER_BUFFER, limits, &layout) == CL_SUCCESS
+             ? CL_SUCCESS
+             : CL_INVALID_IMAGE_DESCRIPTOR;
+}
+
+/* The largest value of the queried dimension an image with `desc` (NULL: any) may have:
+ * the device's limit, and no more elements than a given row pitch holds (width) or rows
+ * than a given slice pitch holds (height, with a row pitch given too), since clCreateImage
+ * refuses a pitch that cannot hold them. 0: the dimension does not exist for the type. */
+static size_t dimension_max(cl_image_requirements_info_ext name, const cl_image_desc *desc, size_t element,
+                            const struct kiln_image_limits *limits) {
+  cl_mem_object_type type = desc ? desc->image_type : 0;
+  size_t row_pitch = desc ? desc->image_row_pitch : 0, slice_pitch = desc ? desc->image_slice_pitch : 0;
+  switch (name) {
+  case CL_IMAGE_REQUIREMENTS_MAX_WIDTH_EXT:
+    return row_pitch ? smaller(width_limit(type, limits), row_pitch / element) : width_limit(type, limits);
+  case CL_IMAGE_REQUIREMENTS_MAX_HEIGHT_EXT: {
+    /* a 2D image has one slice: its slice pitch, if any, bounds nothing */
+    size_t limit = height_limit(type, limits);
+    bool bounded = limit && row_pitch && slice_pitch && type != CL_MEM_OBJECT_IMAGE2D;
+    return bounded ? smaller(limit, slice_pitch / row_pitch) : limit;
+  }
+  case CL_IMAGE_REQUIREMENTS_MAX_DEPTH_EXT:
+    return depth_limit(type, limits);
+  default: /* CL_IMAGE_REQUIREMENTS_MAX_ARRAY_SIZE_EXT */
+    return array_size_limit(type, limits);
+  }
+}
+
+/* The descriptor of any other query: a whole one, checked as clCreateImage checks an image
+ * over a buffer; every fault is one of the descriptor's here (no image is being made, and
+ * the spec names CL_INVALID_IMAGE_DESCRIPTOR for "values specified in image_desc"). */
+static cl_int check_whole_desc(const cl_image_desc *desc, size_t element, const struct kiln_image_limits *limits,
+                               struct kiln_image_layout *layout) {
+  return kiln_image_layout_make(desc, element, KILN_IMAGE_OVER_BUFFER, limits, layout) == CL_SUCCESS
+             ? CL_SUCCESS
+             : CL_INVALID_IMAGE_DESCRIPTOR;
 }
 
 static cl_int requirements_info(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags,
@@ -65,23 +116,21 @@ static cl_int requirements_info(cl_context context, const cl_mem_properties *pro
   size_t properties_count;
   cl_int err = kiln_mem_check_properties(properties, &properties_count);
   if (err != CL_SUCCESS) return err;
-  if ((err = kiln_mem_check_flags(flags, 0)) != CL_SUCCESS) return err;
+  /* The spec lets the query be specialized for CL_MEM_KERNEL_READ_AND_WRITE images. */
+  if ((err = kiln_mem_check_flags(flags, CL_MEM_KERNEL_READ_AND_WRITE)) != CL_SUCCESS) return err;
   struct kiln_image_format_info info;
   if (image_format && !kiln_image_format_describe(image_format, &info)) return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
   const struct kiln_image_limits *limits = kiln_image_device_limits();
-  /* Dimension queries take a descriptor whose members may be 0 ("any"), its type too;
-   * the others a whole, valid one, as clCreateImage would over a buffer. */
+  /* Without a format, a descriptor is checked for 1-byte elements (the pitches any format
+   * might need) and alignments are given for the largest element. */
+  size_t checked_element = image_format ? info.element_size : 1;
   struct kiln_image_layout layout;
-  if (image_desc && is_dimension_query(param_name)) {
-    if (image_desc->image_type != 0 && !is_image_type(image_desc->image_type)) return CL_INVALID_IMAGE_DESCRIPTOR;
-  } else if (image_desc) {
-    err = kiln_image_layout_make(image_desc, image_format ? info.element_size : 1, KILN_IMAGE_OVER_BUFFER, limits,
-                                 &layout);
-    /* a dimension out of range is an invalid descriptor here: no image is being made */
-    if (err == CL_INVALID_IMAGE_SIZE) err = CL_INVALID_IMAGE_DESCRIPTOR;
+  if (image_desc) {
+    err = is_dimension_query(param_name) ? check_dimension_desc(image_desc, param_name, checked_element, limits)
+                                         : check_whole_desc(image_desc, checked_element, limits, &layout);
     if (err != CL_SUCCESS) return err;
   }
-  cl_mem_object_type type = image_desc ? image_desc->image_type : 0;
+  /* Kiln's alignments depend on the element size only: not on the type, flags or size. */
   size_t element = image_format ? info.element_size : LARGEST_ELEMENT;
   switch (param_name) {
   case CL_IMAGE_REQUIREMENTS_ROW_PITCH_ALIGNMENT_EXT:
@@ -93,16 +142,13 @@ static cl_int requirements_info(cl_context context, const cl_mem_properties *pro
     if (!image_format || !image_desc) return CL_INVALID_VALUE;
     KILN_INFO_VALUE(size_t, layout.size);
   case CL_IMAGE_REQUIREMENTS_MAX_WIDTH_EXT:
-    KILN_INFO_VALUE(cl_uint, (cl_uint)max_width(type, limits));
   case CL_IMAGE_REQUIREMENTS_MAX_HEIGHT_EXT:
-    if (!max_height(type, limits)) return CL_INVALID_IMAGE_DESCRIPTOR;
-    KILN_INFO_VALUE(cl_uint, (cl_uint)max_height(type, limits));
   case CL_IMAGE_REQUIREMENTS_MAX_DEPTH_EXT:
-    if (!max_depth(type, limits)) return CL_INVALID_IMAGE_DESCRIPTOR;
-    KILN_INFO_VALUE(cl_uint, (cl_uint)max_depth(type, limits));
-  case CL_IMAGE_REQUIREMENTS_MAX_ARRAY_SIZE_EXT:
-    if (!max_array_size(type, limits)) return CL_INVALID_IMAGE_DESCRIPTOR;
-    KILN_INFO_VALUE(cl_uint, (cl_uint)max_array_size(type, limits));
+  case CL_IMAGE_REQUIREMENTS_MAX_ARRAY_SIZE_EXT: {
+    size_t max = dimension_max(param_name, image_desc, checked_element, limits);
+    if (max == 0) return CL_INVALID_IMAGE_DESCRIPTOR; /* the type has no such dimension */
+    KILN_INFO_VALUE(cl_uint, (cl_uint)smaller(max, UINT32_MAX));
+  }
   default:
     return CL_INVALID_VALUE;
   }
