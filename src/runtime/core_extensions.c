@@ -36,3 +36,8 @@ LANGUAGE_EXTENSION(kiln_core_khr_depth_images, "cl_khr_depth_images");
 /* A 2D image over a buffer's memory (runtime/image_view.c): API only, no entry points. */
 const struct kiln_extension kiln_core_khr_image2d_from_buffer = {
     .name = "cl_khr_image2d_from_buffer", .version = CL_MAKE_VERSION(1, 0, 0), .scope = KILN_EXTENSION_DEVICE};
+/* Images of every type over a buffer's memory, with row and slice pitches (image_view.c,
+ * image_layout.c): API only; its one query is clGetImageRequirementsInfoEXT's
+ * (image_requirements.c). cl.xml's revision. */
+const struct kiln_extension kiln_core_ext_image_from_buffer = {
+    .name = "cl_ext_image_from_buffer", .version = CL_MAKE_VERSION(1, 0, 0), .scope = KILN_EXTENSION_DEVICE};

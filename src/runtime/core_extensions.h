@@ -18,8 +18,8 @@ extern const struct kiln_extension kiln_core_khr_fp64;
 extern const struct kiln_extension kiln_core_khr_3d_image_writes;
 extern const struct kiln_extension kiln_core_khr_depth_images;
 extern const struct kiln_extension kiln_core_khr_image2d_from_buffer;
-/* image_requirements.c */
-extern const struct kiln_extension kiln_core_ext_image_requirements_info;
 extern const struct kiln_extension kiln_core_ext_image_from_buffer;
+/* image_requirements.c (with its entry point) */
+extern const struct kiln_extension kiln_core_ext_image_requirements_info;
 
 #endif

@@ -1,5 +1,6 @@
-/* image_requirements.c: clGetImageRequirementsInfoEXT (cl_ext_image_requirements_info)
- * and the descriptors of it and cl_ext_image_from_buffer. The alignments are the ones
+/* image_requirements.c: clGetImageRequirementsInfoEXT (cl_ext_image_requirements_info,
+ * with cl_ext_image_from_buffer's slice pitch query) and the extension's descriptor,
+ * which carries the entry point. The alignments are the ones
  * clCreateImage enforces over a buffer (image_layout.c, image_view.c): whole elements,
  * the device's CL_DEVICE_IMAGE_PITCH_ALIGNMENT and CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT
  * (1 element each) in bytes; the size and limits are those of image_layout.c. */
@@ -173,7 +174,3 @@ const struct kiln_extension kiln_core_ext_image_requirements_info = {
     .version = CL_MAKE_VERSION(0, 5, 0),
     .scope = KILN_EXTENSION_DEVICE,
     .functions = requirements_functions};
-
-/* API only: every image type over a buffer (image_view.c, image_layout.c). */
-const struct kiln_extension kiln_core_ext_image_from_buffer = {
-    .name = "cl_ext_image_from_buffer", .version = CL_MAKE_VERSION(1, 0, 0), .scope = KILN_EXTENSION_DEVICE};
