@@ -94,6 +94,12 @@ cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, en
   size_t slices = type == CL_MEM_OBJECT_IMAGE3D ? layout->depth : layout->array_size;
   layout->row_pitch = row_pitch;
   layout->slice_pitch = slice_pitch;
+  /* A 1D image is one scanline: a row pitch beyond it pads nothing that belongs to the
+   * image, and the spec asks of a buffer under it only width x element bytes. */
+  if (!has_rows) {
+    layout->size = tight_row;
+    return CL_SUCCESS;
+  }
   if (__builtin_mul_overflow(slice_pitch, slices, &layout->size)) return CL_INVALID_IMAGE_SIZE;
   return CL_SUCCESS;
 }

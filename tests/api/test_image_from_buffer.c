@@ -658,6 +658,37 @@ static void test_flag_and_descriptor_errors(void **state) {
   assert_cl_success(clReleaseMemObject(write_only));
 }
 
+/* A 1D image is one scanline: over a buffer of exactly width x element bytes it may be
+ * given a longer row pitch, which adds nothing to its size (the spec's "image_width x
+ * size of element in bytes must be <= size of the buffer object"). */
+static void test_one_dimensional_images_ignore_row_padding(void **state) {
+  struct kiln_test_env *env = *state;
+  const cl_mem_object_type types[2] = {CL_MEM_OBJECT_IMAGE1D, CL_MEM_OBJECT_IMAGE1D_BUFFER};
+  for (int t = 0; t < 2; t++) {
+    const size_t extent[3] = {10, 1, 1};
+    cl_int err;
+    cl_mem buffer = clCreateBuffer(env->context, CL_MEM_READ_WRITE, 10 * 4, NULL, &err);
+    assert_cl_success(err);
+    cl_image_desc desc = image_desc_of(types[t], extent);
+    desc.image_row_pitch = 16 * 4;
+    desc.mem_object = buffer;
+    size_t required = requirement(env, CL_IMAGE_REQUIREMENTS_SIZE_EXT, &rgba8, &desc);
+    assert_int_equal(required, 10 * 4);
+    cl_mem image = clCreateImage(env->context, CL_MEM_READ_WRITE, &rgba8, &desc, NULL, &err);
+    assert_cl_success(err);
+    size_t size = 0;
+    assert_cl_success(clGetMemObjectInfo(image, CL_MEM_SIZE, sizeof size, &size, NULL));
+    assert_int_equal(size, required);
+    unsigned char texels[40], back[40];
+    image_pattern(texels, sizeof texels, 6);
+    image_write_all(env->queue, image, extent, texels);
+    assert_cl_success(clEnqueueReadBuffer(env->queue, buffer, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL));
+    assert_memory_equal(back, texels, sizeof back);
+    assert_cl_success(clReleaseMemObject(image));
+    assert_cl_success(clReleaseMemObject(buffer));
+  }
+}
+
 static void test_extension_listed(void **state) {
   struct kiln_test_env *env = *state;
   kiln_test_expect_extension(env->device, "cl_ext_image_from_buffer", CL_MAKE_VERSION(1, 0, 0));
@@ -678,6 +709,7 @@ int main(void) {
       cmocka_unit_test(test_base_address_errors),
       cmocka_unit_test(test_buffer_too_small),
       cmocka_unit_test(test_flag_and_descriptor_errors),
+      cmocka_unit_test(test_one_dimensional_images_ignore_row_padding),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
