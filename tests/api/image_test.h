@@ -7,6 +7,8 @@
 
 #include "kiln_test.h"
 
+#include <CL/cl_ext.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,15 @@ static const cl_mem_object_type image_types[IMAGE_TYPE_COUNT] = {
 };
 
 static const cl_image_format rgba8 = {CL_RGBA, CL_UNORM_INT8};
+
+/* The kiln_test_env fixture plus clGetImageRequirementsInfoEXT, found through the
+ * platform's extension functions (the suites of the two cl_ext image extensions). */
+static inline int image_requirements_env_setup(void **state, clGetImageRequirementsInfoEXT_fn *fn) {
+  if (kiln_test_env_setup(state) != 0) return -1;
+  struct kiln_test_env *env = *state;
+  *fn = (clGetImageRequirementsInfoEXT_fn)kiln_test_extension_function(env->platform, "clGetImageRequirementsInfoEXT");
+  return *fn ? 0 : -1;
+}
 
 /* A descriptor of `type` whose origin/region extent is `extent` (the unused ones 1). */
 static inline cl_image_desc image_desc_of(cl_mem_object_type type, const size_t extent[3]) {

@@ -17,13 +17,7 @@
 
 static clGetImageRequirementsInfoEXT_fn get_requirements;
 
-static int setup(void **state) {
-  if (kiln_test_env_setup(state) != 0) return -1;
-  struct kiln_test_env *env = *state;
-  get_requirements =
-      (clGetImageRequirementsInfoEXT_fn)kiln_test_extension_function(env->platform, "clGetImageRequirementsInfoEXT");
-  return get_requirements ? 0 : -1;
-}
+static int setup(void **state) { return image_requirements_env_setup(state, &get_requirements); }
 static int teardown(void **state) { return kiln_test_env_teardown(state); }
 
 /* One format per element size: 1, 2, 4, 8 and 16 bytes. */

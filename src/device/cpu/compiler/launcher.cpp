@@ -57,7 +57,9 @@ struct WorkItemValues {
 };
 
 // for (i = 0; i < end; i++) body(i), at the builder's position.
-void emit_loop(IRBuilder<> &b, Value *end, const Twine &name, const std::function<void(Value *)> &body) {
+// `work_items`: the innermost (x) loop over work-items, tagged for work_item_vectorize.cpp.
+void emit_loop(IRBuilder<> &b, Value *end, const Twine &name, const std::function<void(Value *)> &body,
+               bool work_items = false) {
   LLVMContext &c = b.getContext();
   Function *f = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
@@ -74,7 +76,7 @@ void emit_loop(IRBuilder<> &b, Value *end, const Twine &name, const std::functio
   Value *next = b.CreateAdd(i, b.getInt64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b.GetInsertBlock());
   BranchInst *latch = b.CreateBr(header);
-  if (name.str() == "x") {  // tagged for work_item_vectorize.cpp
+  if (work_items) {
     MDNode *tag = MDNode::get(c, MDString::get(c, kiln::WORK_ITEM_LOOP));
     MDNode *id = MDNode::getDistinct(c, {nullptr, tag});
     id->replaceOperandWith(0, id);
@@ -540,7 +542,7 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
           replace_intrinsics(clones, v);
           b.CreateBr(cast<BasicBlock>(vmap[region.start]));
           b.SetInsertPoint(cont);
-        });
+        }, /*work_items=*/true);
       });
     });
     if (s.uniform_size)
@@ -726,7 +728,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
         emit_loop(b, v.local_size[0], "x", [&](Value *x) {
           v.local_id[0] = x;
           b.CreateCall(&k, call_args);
-        });
+        }, /*work_items=*/true);
       });
     });
   }
