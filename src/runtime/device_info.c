@@ -1,5 +1,5 @@
 /* device_info.c: clGetDeviceInfo for the CPU device. Every OpenCL 3.0 core query is answered
- * for what Kiln implements today (no SVM, pipes, device-side enqueue or sub-groups yet);
+ * for what Kiln implements today (no pipes, device-side enqueue or sub-groups yet);
  * unknown names go to the extension providers. */
 #include "runtime/device.h"
 
@@ -238,8 +238,11 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
     KILN_INFO_VALUE(size_t, 64 * 1024);
   case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
     KILN_INFO_VALUE(size_t, 16 * 1024 * 1024);
+  /* The device is the host's CPU: every host address is a kernel address, and kernel
+   * atomics are the host's own instructions on the same cache-coherent memory. */
   case CL_DEVICE_SVM_CAPABILITIES:
-    KILN_INFO_VALUE(cl_device_svm_capabilities, 0);
+    KILN_INFO_VALUE(cl_device_svm_capabilities, CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER |
+                                                    CL_DEVICE_SVM_FINE_GRAIN_SYSTEM | CL_DEVICE_SVM_ATOMICS);
   case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT: /* 0: natural alignment */
   case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
   case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:

@@ -13,6 +13,8 @@
 struct kiln_kernel_arg_value {
   bool set;
   cl_mem mem;             /* global/constant pointer and image arguments: the object, or NULL */
+  bool pointer;           /* global/constant pointer set to an address (SVM, USM): it stays in the
+                           * argument block as given, `mem` is NULL */
   uint64_t local_bytes;   /* __local pointer arguments: the size given */
 };
 
@@ -48,6 +50,12 @@ typedef cl_int (*kiln_kernel_exec_info_handler)(cl_kernel kernel, cl_kernel_exec
 #define KILN_KERNEL_EXEC_INFO_NOT_MINE 1
 /* True and *value when an extension's exec info `name` was set on the kernel. */
 bool kiln_kernel_exec_info_find(cl_kernel kernel, cl_kernel_exec_info name, uint64_t *value);
+
+/* clSetKernelArgSVMPointer and clSetKernelArgMemPointerINTEL: a global or constant
+ * pointer argument set to an address (any: every host address is fine-grain system SVM).
+ * CL_INVALID_KERNEL, CL_INVALID_ARG_INDEX, or CL_INVALID_ARG_VALUE for another kind of
+ * argument. */
+cl_int kiln_kernel_set_arg_pointer(cl_kernel kernel, cl_uint arg_index, const void *pointer);
 
 /* Local memory a launch of `kernel` needs per work-group: static __local variables, then
  * each __local argument at KILN_LOCAL_MEM_ALIGN; fills the offsets into `args` when non-NULL. */

@@ -1,7 +1,7 @@
 /* kernel_args.c: clSetKernelArg (buffers, images and samplers checked against the
- * argument's declaration), the SVM-pointer and exec-info entry points (Kiln has no
- * SVM; extensions may accept exec-info names through a handler table), and the layout of
- * local memory for a launch. */
+ * argument's declaration), SVM pointer arguments, the exec-info entry point (the core's SVM
+ * names; extensions accept theirs through a handler table), and the layout of local memory
+ * for a launch. */
 #include "runtime/kernel.h"
 
 #include "runtime/extension.h"
@@ -113,6 +113,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_ind
     return CL_INVALID_ARG_VALUE;
   }
   if (err != CL_SUCCESS) return err;
+  v->pointer = false;
   if (!v->set) {
     v->set = true;
     kernel->unset_args--;
@@ -132,11 +133,25 @@ uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args) {
   return at;
 }
 
+cl_int kiln_kernel_set_arg_pointer(cl_kernel kernel, cl_uint arg_index, const void *pointer) {
+  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  if (arg_index >= kernel->desc->num_args) return CL_INVALID_ARG_INDEX;
+  const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
+  if (arg->kind != KILN_ARG_GLOBAL_PTR && arg->kind != KILN_ARG_CONSTANT_PTR) return CL_INVALID_ARG_VALUE;
+  struct kiln_kernel_arg_value *v = &kernel->values[arg_index];
+  memcpy(kernel->args + arg->offset, &pointer, sizeof pointer);
+  v->mem = NULL;
+  v->pointer = true;
+  if (!v->set) {
+    v->set = true;
+    kernel->unset_args--;
+  }
+  return CL_SUCCESS;
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value) {
   KILN_API_CALL;
-  (void)arg_index, (void)arg_value;
-  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
-  return CL_INVALID_OPERATION; /* CL_DEVICE_SVM_CAPABILITIES is 0 */
+  return kiln_kernel_set_arg_pointer(kernel, arg_index, arg_value);
 }
 
 bool kiln_kernel_exec_info_find(cl_kernel kernel, cl_kernel_exec_info name, uint64_t *value) {
@@ -167,9 +182,15 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_
   KILN_API_CALL;
   if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
   switch (param_name) {
+  /* Every host address is reachable from a kernel here, so naming the pointers a kernel
+   * may reach through others asks for nothing more; the arguments are still checked. */
   case CL_KERNEL_EXEC_INFO_SVM_PTRS:
+    /* NULL with size 0 is the empty set. */
+    if (!param_value != !param_value_size || param_value_size % sizeof(void *)) return CL_INVALID_VALUE;
+    return CL_SUCCESS;
   case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
-    return CL_INVALID_OPERATION; /* no SVM */
+    if (!param_value || param_value_size != sizeof(cl_bool)) return CL_INVALID_VALUE;
+    return CL_SUCCESS; /* the device supports fine-grain system SVM either way */
   default:
     break;
   }

@@ -4,34 +4,38 @@
 
 #include <string.h>
 
-#define MAX_PATTERN_BYTES 128 /* the largest OpenCL vector type (long16 / double16) */
 
 struct fill {
   char *dst;
   size_t size;
   size_t pattern_size;
-  unsigned char pattern[MAX_PATTERN_BYTES];
+  unsigned char pattern[KILN_MEM_MAX_PATTERN_BYTES];
 };
+
+void kiln_mem_fill_pattern(char *dst, const unsigned char *pattern, size_t pattern_size, size_t size) {
+  if (size == 0) return;
+  if (pattern_size == 1) {
+    memset(dst, pattern[0], size);
+    return;
+  }
+  /* Write one copy, then double the filled prefix: log2(size) memcpy calls. */
+  size_t done = pattern_size;
+  memcpy(dst, pattern, done);
+  while (done < size) {
+    size_t n = done <= size - done ? done : size - done;
+    memcpy(dst + done, dst, n);
+    done += n;
+  }
+}
 
 static cl_int run_fill(struct kiln_command *command) {
   const struct fill *p = kiln_command_payload(command);
-  if (p->pattern_size == 1) {
-    memset(p->dst, p->pattern[0], p->size);
-    return CL_SUCCESS;
-  }
-  /* Write one copy, then double the filled prefix: log2(size) memcpy calls. */
-  size_t done = p->pattern_size;
-  memcpy(p->dst, p->pattern, done);
-  while (done < p->size) {
-    size_t n = done <= p->size - done ? done : p->size - done;
-    memcpy(p->dst + done, p->dst, n);
-    done += n;
-  }
+  kiln_mem_fill_pattern(p->dst, p->pattern, p->pattern_size, p->size);
   return CL_SUCCESS;
 }
 
-static bool pattern_size_ok(size_t size) {
-  return size != 0 && size <= MAX_PATTERN_BYTES && (size & (size - 1)) == 0;
+bool kiln_mem_fill_pattern_size_ok(size_t size) {
+  return size != 0 && size <= KILN_MEM_MAX_PATTERN_BYTES && (size & (size - 1)) == 0;
 }
 
 cl_int kiln_mem_fill(const struct kiln_command_sink *sink, cl_mem buffer, const void *pattern, size_t pattern_size,
@@ -40,7 +44,7 @@ cl_int kiln_mem_fill(const struct kiln_command_sink *sink, cl_mem buffer, const 
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(buffer);
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_range_ok(buffer, offset, size)) return CL_INVALID_VALUE;
-  if (!pattern || !pattern_size_ok(pattern_size)) return CL_INVALID_VALUE;
+  if (!pattern || !kiln_mem_fill_pattern_size_ok(pattern_size)) return CL_INVALID_VALUE;
   if (offset % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_FILL_BUFFER)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;

@@ -2,6 +2,7 @@
  * destructor callbacks; clCreateBuffer and clCreateBufferWithProperties. Images are memory
  * objects with an image part (image.h), created in image_create.c. */
 #include "runtime/mem_object.h"
+#include "runtime/svm.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"
@@ -79,6 +80,7 @@ cl_mem kiln_mem_create(cl_context context, const struct kiln_mem_desc *desc, cl_
   mem->flags = desc->flags;
   mem->size = desc->size;
   mem->host_ptr = desc->host_ptr;
+  mem->uses_svm_pointer = desc->uses_svm_pointer;
   mem->offset = desc->offset;
   mem->imported = desc->imported;
   mem->context = context;
@@ -114,6 +116,14 @@ static cl_mem create_buffer(cl_context context, const cl_mem_properties *propert
         .properties = properties,
         .properties_count = properties_count,
     };
+    struct kiln_svm_allocation svm;
+    bool over_svm = (flags & CL_MEM_USE_HOST_PTR) && kiln_svm_lookup(host_ptr, &svm) &&
+                    svm.kind == KILN_SVM_BUFFER && svm.context == context;
+    if (over_svm && size > svm.size - (size_t)((char *)host_ptr - svm.base)) {
+      err = CL_INVALID_BUFFER_SIZE; /* beyond the clSVMAlloc allocation */
+      goto done;
+    }
+    desc.uses_svm_pointer = over_svm;
     if (flags & CL_MEM_USE_HOST_PTR) {
       desc.storage = host_ptr; /* zero copy: the buffer is the application's memory */
       desc.host_ptr = host_ptr;
@@ -122,6 +132,7 @@ static cl_mem create_buffer(cl_context context, const cl_mem_properties *propert
     }
     mem = kiln_mem_create(context, &desc, &err);
   }
+done:
   if (errcode_ret) *errcode_ret = err;
   return mem;
 }
@@ -194,7 +205,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info pa
   case CL_MEM_OFFSET:
     KILN_INFO_VALUE(size_t, memobj->offset);
   case CL_MEM_USES_SVM_POINTER:
-    KILN_INFO_VALUE(cl_bool, CL_FALSE); /* no SVM pointer can exist */
+    KILN_INFO_VALUE(cl_bool, memobj->type == CL_MEM_OBJECT_BUFFER && kiln_mem_root(memobj)->uses_svm_pointer);
   case CL_MEM_PROPERTIES:
     KILN_INFO_ARRAY(memobj->properties, memobj->properties_count * sizeof *memobj->properties);
   default:

@@ -49,6 +49,7 @@ struct _cl_mem {
                                     * reference held), else NULL */
   size_t offset;                   /* sub-buffers: origin in the parent; 0 otherwise */
   bool imported;                   /* cl_arm_import_memory: the host transfers refuse it */
+  bool uses_svm_pointer;           /* a USE_HOST_PTR buffer over a clSVMAlloc allocation */
   cl_mem_properties *properties;   /* copy incl. terminating 0; NULL when none were given */
   size_t properties_count;         /* entries incl. the terminator; 0 when none */
   pthread_mutex_t lock;            /* guards destructors and mappings */
@@ -70,6 +71,7 @@ struct kiln_mem_desc {
   cl_mem parent;                   /* sub-buffers */
   size_t offset;
   bool imported;                   /* cl_arm_import_memory */
+  bool uses_svm_pointer;           /* CL_MEM_USES_SVM_POINTER */
   const cl_mem_properties *properties; /* copied; NULL when none */
   size_t properties_count;         /* entries incl. the terminator */
   cl_mem_object_type type;         /* 0: a buffer */
@@ -173,6 +175,12 @@ cl_int kiln_mem_copy(const struct kiln_command_sink *sink, cl_mem src, cl_mem ds
 cl_int kiln_mem_copy_rect(const struct kiln_command_sink *sink, cl_mem src, cl_mem dst, const size_t *src_origin,
                           const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch,
                           size_t dst_row_pitch, size_t dst_slice_pitch);
+/* Fill patterns (mem_fill.c): 1, 2, 4 ... 128 bytes (the largest OpenCL vector type,
+ * long16 / double16); kiln_mem_fill_pattern writes `size` bytes (a multiple of
+ * pattern_size) of repeated pattern at `dst`. */
+#define KILN_MEM_MAX_PATTERN_BYTES 128
+bool kiln_mem_fill_pattern_size_ok(size_t size);
+void kiln_mem_fill_pattern(char *dst, const unsigned char *pattern, size_t pattern_size, size_t size);
 cl_int kiln_mem_fill(const struct kiln_command_sink *sink, cl_mem buffer, const void *pattern, size_t pattern_size,
                      size_t offset, size_t size);
 

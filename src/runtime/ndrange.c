@@ -143,6 +143,7 @@ static uint64_t snapshot_args(cl_kernel kernel, struct kiln_command *command, un
   for (uint32_t i = 0; i < desc->num_args; i++) {
     enum kiln_arg_kind kind = desc->args[i].kind;
     if (!is_mem_arg(kind)) continue;
+    if (kernel->values[i].pointer) continue; /* an SVM address, already in the block */
     cl_mem mem = kernel->values[i].mem;
     void *pointer = !mem ? NULL : kind == KILN_ARG_IMAGE ? (void *)&mem->image->device : (void *)mem->storage;
     memcpy(args + desc->args[i].offset, &pointer, sizeof pointer);

@@ -10,6 +10,7 @@
 #include "runtime/image.h"
 #include "runtime/kernel.h"
 #include "runtime/ndrange.h"
+#include "runtime/svm.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -201,18 +202,15 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandFillImageKHR(
   return record_end(command_buffer, kiln_image_fill(&sink, image, fill_color, origin, region));
 }
 
-/* SVM commands: the device supports no SVM, which clEnqueueSVMMemcpy and
- * clEnqueueSVMMemFill report as CL_INVALID_OPERATION. */
+/* SVM commands: the enqueue path's checks and commands (svm.h), recorded. */
 CL_API_ENTRY cl_int CL_API_CALL clCommandSVMMemcpyKHR(
     cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
     void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_sync_points_in_wait_list,
     const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
   KILN_API_CALL;
-  (void)dst_ptr, (void)src_ptr, (void)size;
   RECORD_BEGIN();
-  err = check_sync_points(&r);
-  return record_end(command_buffer, err != CL_SUCCESS ? err : CL_INVALID_OPERATION);
+  return record_end(command_buffer, kiln_svm_memcpy(&sink, CL_COMMAND_SVM_MEMCPY, dst_ptr, src_ptr, size, CL_FALSE));
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clCommandSVMMemFillKHR(
@@ -221,8 +219,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandSVMMemFillKHR(
     const cl_sync_point_khr *sync_point_wait_list, cl_sync_point_khr *sync_point,
     cl_mutable_command_khr *mutable_handle) {
   KILN_API_CALL;
-  (void)svm_ptr, (void)pattern, (void)pattern_size, (void)size;
   RECORD_BEGIN();
-  err = check_sync_points(&r);
-  return record_end(command_buffer, err != CL_SUCCESS ? err : CL_INVALID_OPERATION);
+  return record_end(command_buffer,
+                    kiln_svm_memfill(&sink, CL_COMMAND_SVM_MEMFILL, svm_ptr, pattern, pattern_size, size));
 }

@@ -1,0 +1,137 @@
+/* svm_enqueue.c: the SVM commands. SVM memory is host memory on this device, so a copy or
+ * fill runs on the pointers themselves (any host pointer: fine-grain system SVM), and map,
+ * unmap and migrate are ordering points with no data to move. */
+#include "runtime/svm.h"
+
+#include "runtime/mem_object.h"
+
+#include <stdint.h>
+#include <string.h>
+
+struct svm_copy {
+  char *dst;
+  const char *src;
+  size_t size;
+};
+
+static cl_int run_svm_copy(struct kiln_command *command) {
+  const struct svm_copy *p = kiln_command_payload(command);
+  memcpy(p->dst, p->src, p->size); /* the enqueue refused overlapping ranges */
+  return CL_SUCCESS;
+}
+
+static bool ranges_overlap(const char *a, const char *b, size_t size) {
+  return size && (uintptr_t)a < (uintptr_t)b + size && (uintptr_t)b < (uintptr_t)a + size;
+}
+
+static cl_int submit_payload(const struct kiln_command_sink *sink, cl_command_type type, kiln_command_run_fn run,
+                             const void *payload, size_t payload_size, cl_bool blocking) {
+  cl_int err;
+  struct kiln_command *command = kiln_command_sink_create(sink, type, run, &err);
+  if (!command) return err;
+  if (payload_size) memcpy(kiln_command_payload(command), payload, payload_size);
+  return kiln_command_sink_take(sink, command, blocking);
+}
+
+cl_int kiln_svm_memcpy(const struct kiln_command_sink *sink, cl_command_type type, void *dst, const void *src,
+                       size_t size, cl_bool blocking) {
+  if (!dst || !src) return CL_INVALID_VALUE;
+  if (ranges_overlap(dst, src, size)) return CL_MEM_COPY_OVERLAP;
+  cl_int err = kiln_command_sink_check(sink, type);
+  if (err != CL_SUCCESS) return err;
+  struct svm_copy p = {dst, src, size};
+  return submit_payload(sink, type, run_svm_copy, &p, sizeof p, blocking);
+}
+
+struct svm_fill {
+  char *dst;
+  size_t size, pattern_size;
+  unsigned char pattern[KILN_MEM_MAX_PATTERN_BYTES];
+};
+
+static cl_int run_svm_fill(struct kiln_command *command) {
+  const struct svm_fill *p = kiln_command_payload(command);
+  kiln_mem_fill_pattern(p->dst, p->pattern, p->pattern_size, p->size);
+  return CL_SUCCESS;
+}
+
+cl_int kiln_svm_memfill(const struct kiln_command_sink *sink, cl_command_type type, void *dst, const void *pattern,
+                        size_t pattern_size, size_t size) {
+  if (!dst || !pattern || !kiln_mem_fill_pattern_size_ok(pattern_size)) return CL_INVALID_VALUE;
+  if ((uintptr_t)dst % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
+  cl_int err = kiln_command_sink_check(sink, type);
+  if (err != CL_SUCCESS) return err;
+  struct svm_fill p = {.dst = dst, .size = size, .pattern_size = pattern_size};
+  memcpy(p.pattern, pattern, pattern_size);
+  return submit_payload(sink, type, run_svm_fill, &p, sizeof p, CL_FALSE);
+}
+
+static cl_int run_nothing(struct kiln_command *command) {
+  (void)command;
+  return CL_SUCCESS;
+}
+
+cl_int kiln_svm_submit_sync(const struct kiln_command_sink *sink, cl_command_type type, cl_bool blocking) {
+  cl_int err = kiln_command_sink_check(sink, type);
+  if (err != CL_SUCCESS) return err;
+  return submit_payload(sink, type, run_nothing, NULL, 0, blocking);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue queue, cl_bool blocking, void *dst,
+                                                   const void *src, size_t size, cl_uint num_events,
+                                                   const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
+  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_svm_memcpy(&sink, CL_COMMAND_SVM_MEMCPY, dst, src, size, blocking);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue queue, void *svm_ptr, const void *pattern,
+                                                    size_t pattern_size, size_t size, cl_uint num_events,
+                                                    const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
+  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_svm_memfill(&sink, CL_COMMAND_SVM_MEMFILL, svm_ptr, pattern, pattern_size, size);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags,
+                                                void *svm_ptr, size_t size, cl_uint num_events,
+                                                const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
+  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!svm_ptr || size == 0 || !kiln_mem_map_flags_ok(flags)) return CL_INVALID_VALUE;
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_svm_submit_sync(&sink, CL_COMMAND_SVM_MAP, blocking);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue queue, void *svm_ptr, cl_uint num_events,
+                                                  const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
+  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!svm_ptr) return CL_INVALID_VALUE;
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_svm_submit_sync(&sink, CL_COMMAND_SVM_UNMAP, CL_FALSE);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue queue, cl_uint num_svm_pointers,
+                                                       const void **svm_pointers, const size_t *sizes,
+                                                       cl_mem_migration_flags flags, cl_uint num_events,
+                                                       const cl_event *wait_list, cl_event *event) {
+  KILN_API_CALL;
+  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!num_svm_pointers || !svm_pointers) return CL_INVALID_VALUE;
+  if (flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))
+    return CL_INVALID_VALUE;
+  for (cl_uint i = 0; i < num_svm_pointers; i++) {
+    if (!svm_pointers[i]) return CL_INVALID_VALUE;
+    if (!sizes || !sizes[i]) continue;
+    /* A sized range must lie inside one allocation Kiln made. */
+    struct kiln_svm_allocation a;
+    if (!kiln_svm_lookup(svm_pointers[i], &a) ||
+        sizes[i] > a.size - (size_t)((const char *)svm_pointers[i] - a.base))
+      return CL_INVALID_VALUE;
+  }
+  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
+  return kiln_svm_submit_sync(&sink, CL_COMMAND_SVM_MIGRATE_MEM, CL_FALSE);
+}
