@@ -1,6 +1,7 @@
 /* Buffer objects: clCreateBuffer / clCreateBufferWithProperties flag, size and host
  * pointer rules, USE/COPY_HOST_PTR semantics, clGetMemObjectInfo, retain/release and
- * stale handles; and the pipe and SVM entry points of a device that supports neither. Calls on a released handle go through Kiln's dispatch table
+ * stale handles; the pipe entry points of a device without pipes, and the SVM enqueues' queue
+ * check. Calls on a released handle go through Kiln's dispatch table
  * read from a live handle, as the loader would forward them (the loader itself would
  * dereference the stale pointer). */
 #include "kiln_test.h"
@@ -275,8 +276,8 @@ static void test_buffer_keeps_context_alive(void **state) {
   assert_cl_success(clReleaseMemObject(mem));
 }
 
-/* ---- pipes and SVM: unsupported by the device (images: test_image_*.c, samplers:
- * test_sampler.c) ---- */
+/* ---- pipes: unsupported by the device; SVM handle checks (images: test_image_*.c,
+ * samplers: test_sampler.c, SVM: test_svm_*.c) ---- */
 
 static void test_pipes_unsupported(void **state) {
   struct kiln_test_env *env = *state;
@@ -294,26 +295,17 @@ static void test_pipes_unsupported(void **state) {
   assert_cl_success(clReleaseMemObject(buffer));
 }
 
-static void test_svm_unsupported(void **state) {
+/* The SVM entry points take a queue's handle checks like any enqueue (their behaviour:
+ * test_svm_*.c). */
+static void test_svm_enqueue_handle_errors(void **state) {
   struct kiln_test_env *env = *state;
   const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(env->queue);
-  cl_device_svm_capabilities caps = 1;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL));
-  assert_int_equal(caps, 0);
-  assert_null(clSVMAlloc(env->context, CL_MEM_READ_WRITE, 1024, 0));
-  clSVMFree(env->context, NULL); /* no action */
   char a[16], b[16];
-  void *ptrs[1] = {a};
-  assert_int_equal(clEnqueueSVMFree(env->queue, 1, ptrs, NULL, NULL, 0, NULL, NULL), CL_INVALID_OPERATION);
-  assert_int_equal(clEnqueueSVMMemcpy(env->queue, CL_TRUE, a, b, 16, 0, NULL, NULL), CL_INVALID_OPERATION);
-  assert_int_equal(clEnqueueSVMMemFill(env->queue, a, b, 4, 16, 0, NULL, NULL), CL_INVALID_OPERATION);
-  assert_int_equal(clEnqueueSVMMap(env->queue, CL_TRUE, CL_MAP_READ, a, 16, 0, NULL, NULL), CL_INVALID_OPERATION);
-  assert_int_equal(clEnqueueSVMUnmap(env->queue, a, 0, NULL, NULL), CL_INVALID_OPERATION);
-  const void *cptrs[1] = {a};
-  size_t sizes[1] = {16};
-  assert_int_equal(clEnqueueSVMMigrateMem(env->queue, 1, cptrs, sizes, 0, 0, NULL, NULL), CL_INVALID_OPERATION);
   assert_int_equal(d->clEnqueueSVMMemcpy((cl_command_queue)env->context, CL_TRUE, a, b, 16, 0, NULL, NULL),
                    CL_INVALID_COMMAND_QUEUE);
+  assert_int_equal(d->clEnqueueSVMMemFill((cl_command_queue)env->context, a, b, 4, 16, 0, NULL, NULL),
+                   CL_INVALID_COMMAND_QUEUE);
+  clSVMFree(env->context, NULL); /* no action */
 }
 
 int main(void) {
@@ -328,7 +320,7 @@ int main(void) {
       cmocka_unit_test(test_released_and_foreign_handles),
       cmocka_unit_test(test_buffer_keeps_context_alive),
       cmocka_unit_test(test_pipes_unsupported),
-      cmocka_unit_test(test_svm_unsupported),
+      cmocka_unit_test(test_svm_enqueue_handle_errors),
   };
   return cmocka_run_group_tests(tests, kiln_test_env_setup, kiln_test_env_teardown);
 }

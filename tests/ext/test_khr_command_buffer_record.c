@@ -5,8 +5,8 @@
  * against what the counterpart itself returns for the same arguments. Sync points are
  * unique and non-zero, and a failed recording records nothing.
  *
- * The device has no SVM, so the SVM recording calls can never succeed (CL_INVALID_OPERATION);
- * the image commands record like their clEnqueue* forms. Where the spec's error conditions
+ * The SVM and image commands record like their clEnqueue* forms (the device has fine-grain
+ * system SVM, so plain host arrays are valid SVM pointers). Where the spec's error conditions
  * overlap it does not order
  * them; Kiln reports the command-buffer's own errors (handle, queue, properties, mutable
  * handle, finalized, sync points) before those of the command. */
@@ -94,7 +94,7 @@ typedef cl_int (*record_fn)(cl_command_buffer_khr cb, cl_command_queue queue, co
                             cl_sync_point_khr *sync_point, cl_mutable_command_khr *mutable_handle);
 
 static const size_t zero3[3] = {0, 0, 0};
-static char host_a[64], host_b[64];
+static _Alignas(64) char host_a[64], host_b[64]; /* SVM fills need the pattern's alignment */
 static const cl_int pattern = 0x01020304;
 
 static cl_int rec_barrier(cl_command_buffer_khr cb, cl_command_queue q, const cl_command_properties_khr *p, cl_uint n,
@@ -166,8 +166,8 @@ static const struct entry {
     {"clCommandCopyImageKHR", rec_image, CL_SUCCESS},
     {"clCommandCopyImageToBufferKHR", rec_image_to_buffer, CL_SUCCESS},
     {"clCommandFillImageKHR", rec_fill_image, CL_SUCCESS},
-    {"clCommandSVMMemcpyKHR", rec_svm_memcpy, CL_INVALID_OPERATION},
-    {"clCommandSVMMemFillKHR", rec_svm_memfill, CL_INVALID_OPERATION},
+    {"clCommandSVMMemcpyKHR", rec_svm_memcpy, CL_SUCCESS},
+    {"clCommandSVMMemFillKHR", rec_svm_memfill, CL_SUCCESS},
 };
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])
 
@@ -697,20 +697,39 @@ static void test_image_errors(void **state) {
   assert_cl_success(kcb.clReleaseCommandBufferKHR(cb));
 }
 
+/* The SVM commands' own errors, as clEnqueueSVMMemcpy / clEnqueueSVMMemFill give them. */
 static void test_svm_errors(void **state) {
   struct kiln_test_env *env = *state;
-  cl_device_svm_capabilities svm = 1;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL));
-  assert_int_equal(0, svm); /* so every SVM command is CL_INVALID_OPERATION */
   cl_command_buffer_khr cb = fresh();
   cl_int word = 3;
-  expect_both("SVM memcpy", CL_INVALID_OPERATION,
-              kcb.clCommandSVMMemcpyKHR(cb, NULL, NULL, host_a, host_b, 16, 0, NULL, NULL, NULL),
-              clEnqueueSVMMemcpy(env->queue, CL_FALSE, host_a, host_b, 16, 0, NULL, NULL));
-  expect_both("SVM fill", CL_INVALID_OPERATION,
-              kcb.clCommandSVMMemFillKHR(cb, NULL, NULL, host_a, &word, sizeof word, 16, 0, NULL, NULL, NULL),
-              clEnqueueSVMMemFill(env->queue, host_a, &word, sizeof word, 16, 0, NULL, NULL));
+  expect_both("SVM memcpy to NULL", CL_INVALID_VALUE,
+              kcb.clCommandSVMMemcpyKHR(cb, NULL, NULL, NULL, host_b, 16, 0, NULL, NULL, NULL),
+              clEnqueueSVMMemcpy(env->queue, CL_FALSE, NULL, host_b, 16, 0, NULL, NULL));
+  expect_both("SVM memcpy from NULL", CL_INVALID_VALUE,
+              kcb.clCommandSVMMemcpyKHR(cb, NULL, NULL, host_a, NULL, 16, 0, NULL, NULL, NULL),
+              clEnqueueSVMMemcpy(env->queue, CL_FALSE, host_a, NULL, 16, 0, NULL, NULL));
+  expect_both("SVM memcpy overlapping", CL_MEM_COPY_OVERLAP,
+              kcb.clCommandSVMMemcpyKHR(cb, NULL, NULL, host_a + 8, host_a, 16, 0, NULL, NULL, NULL),
+              clEnqueueSVMMemcpy(env->queue, CL_FALSE, host_a + 8, host_a, 16, 0, NULL, NULL));
+  expect_both("SVM fill, NULL pointer", CL_INVALID_VALUE,
+              kcb.clCommandSVMMemFillKHR(cb, NULL, NULL, NULL, &word, sizeof word, 16, 0, NULL, NULL, NULL),
+              clEnqueueSVMMemFill(env->queue, NULL, &word, sizeof word, 16, 0, NULL, NULL));
+  expect_both("SVM fill, NULL pattern", CL_INVALID_VALUE,
+              kcb.clCommandSVMMemFillKHR(cb, NULL, NULL, host_a, NULL, sizeof word, 16, 0, NULL, NULL, NULL),
+              clEnqueueSVMMemFill(env->queue, host_a, NULL, sizeof word, 16, 0, NULL, NULL));
+  expect_both("SVM fill, pattern size 3", CL_INVALID_VALUE,
+              kcb.clCommandSVMMemFillKHR(cb, NULL, NULL, host_a, &word, 3, 15, 0, NULL, NULL, NULL),
+              clEnqueueSVMMemFill(env->queue, host_a, &word, 3, 15, 0, NULL, NULL));
+  expect_both("SVM fill, misaligned pointer", CL_INVALID_VALUE,
+              kcb.clCommandSVMMemFillKHR(cb, NULL, NULL, host_a + 1, &word, sizeof word, 16, 0, NULL, NULL, NULL),
+              clEnqueueSVMMemFill(env->queue, host_a + 1, &word, sizeof word, 16, 0, NULL, NULL));
+  expect_both("SVM fill, size not a multiple", CL_INVALID_VALUE,
+              kcb.clCommandSVMMemFillKHR(cb, NULL, NULL, host_a, &word, sizeof word, 6, 0, NULL, NULL, NULL),
+              clEnqueueSVMMemFill(env->queue, host_a, &word, sizeof word, 6, 0, NULL, NULL));
+  /* Nothing was recorded: the command buffer finalizes and runs empty. */
   assert_cl_success(kcb.clFinalizeCommandBufferKHR(cb));
+  assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, NULL));
+  assert_cl_success(clFinish(env->queue));
   assert_cl_success(kcb.clReleaseCommandBufferKHR(cb));
 }
 

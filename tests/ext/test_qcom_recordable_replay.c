@@ -10,6 +10,7 @@
  * Results are checked on the host. */
 #include "qcom_recordable_test.h"
 
+#include <string.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -301,31 +302,44 @@ static void test_spec_sample(void **state) {
   qrq_read(live_queue, m3, sizeof w3, got);
   qrq_expect_ints(w3, got, SAMPLE_N, "updated replay, stage 3");
 
-  /* The SVM part: Kiln's device has no SVM, so an SVM argument is refused like
-   * clSetKernelArgSVMPointer refuses it; the sample's literal call (num_args 1 with a NULL
-   * arg_array) is refused as an invalid list. Neither changes the recording. */
+  /* The SVM part: argument 3 of dispatch 0 becomes an SVM allocation. The sample's
+   * literal call (num_args 1 with a NULL arg_array) is refused as an invalid list and
+   * changes nothing; the corrected call (num_args 0) takes effect and stays. */
+  cl_int svm_in[SAMPLE_BIG];
+  qrq_random_ints(3, svm_in, SAMPLE_BIG, 2000);
+  cl_int *svm_buffer = clSVMAlloc(context, CL_MEM_READ_ONLY, sizeof svm_in, 0);
+  assert_non_null(svm_buffer);
+  memcpy(svm_buffer, svm_in, sizeof svm_in);
   cl_array_arg_qcom set_svm_args[1];
-  cl_int svm_stand_in[SAMPLE_BIG];
   set_svm_args[0].dispatch_index = 0;
   set_svm_args[0].arg_index = 3;
-  set_svm_args[0].arg_value = svm_stand_in;
+  set_svm_args[0].arg_value = svm_buffer;
   set_svm_args[0].arg_size = 0;
   event = NULL;
   assert_int_equal(CL_INVALID_VALUE, qrq.clEnqueueRecordingSVMQCOM(live_queue, recording, 1, NULL, 1, set_svm_args, 0,
                                                                    NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, &event));
-  assert_int_equal(CL_INVALID_OPERATION,
-                   qrq.clEnqueueRecordingSVMQCOM(live_queue, recording, 0, NULL, 1, set_svm_args, 0, NULL, 0, NULL, 0,
-                                                 NULL, 0, NULL, 0, NULL, &event));
   assert_null(event);
-  qrq_fill(live_queue, m1, SAMPLE_BIG, 0);
-  qrq_replay(live_queue, recording);
-  qrq_read(live_queue, m1, sizeof got, got);
-  qrq_expect_ints(w1, got, SAMPLE_BIG, "replay after the SVM attempt, stage 1");
-  qrq_read(live_queue, m3, sizeof w3, got);
-  qrq_expect_ints(w3, got, SAMPLE_N, "replay after the SVM attempt, stage 3");
+  assert_cl_success(qrq.clEnqueueRecordingSVMQCOM(live_queue, recording, 0, NULL, 1, set_svm_args, 0, NULL, 0, NULL,
+                                                  0, NULL, 0, NULL, 0, NULL, &event));
+  assert_cl_success(clWaitForEvents(1, &event));
+  assert_cl_success(clReleaseEvent(event));
+  sample_expected(svm_in, 3, -4, SAMPLE_BIG, w1, w2, w3);
+  for (int replay = 0; replay < 2; replay++) { /* the update, then a plain replay that keeps it */
+    if (replay) {
+      qrq_fill(live_queue, m1, SAMPLE_BIG, 0);
+      qrq_replay(live_queue, recording);
+    }
+    qrq_read(live_queue, m1, sizeof got, got);
+    qrq_expect_ints(w1, got, SAMPLE_BIG, "SVM replay, stage 1");
+    qrq_read(live_queue, m2, sizeof w2, got);
+    qrq_expect_ints(w2, got, SAMPLE_N, "SVM replay, stage 2");
+    qrq_read(live_queue, m3, sizeof w3, got);
+    qrq_expect_ints(w3, got, SAMPLE_N, "SVM replay, stage 3");
+  }
 
   errcode = qrq.clReleaseRecordingQCOM(recording);
   assert_cl_success(errcode);
+  clSVMFree(context, svm_buffer);
   assert_cl_success(clReleaseCommandQueue(recordable_queue));
   assert_cl_success(clReleaseKernel(kernel1));
   assert_cl_success(clReleaseKernel(kernel2));
@@ -1204,12 +1218,15 @@ static void test_enqueue_update_errors(void **state) {
   struct updates u60 = {.num_args = 1, .args = &mul5, .num_global = 1, .global = &bad_global};
   expect_refused(env, env->queue, f.r, &u60, 0, NULL, CL_INVALID_WORK_GROUP_SIZE, "global size not a multiple");
 
-  /* SVM arguments (the device has none) and exec info: clSetKernelArgSVMPointer's and
-   * clSetKernelExecInfo's codes. */
-  cl_array_arg_qcom svm = qrq_arg(0, 0, 0, f.host);
-  struct updates svm_update = {.num_args = 1, .args = &mul5, .num_svm = 1, .svm = &svm};
-  expect_refused(env, env->queue, f.r, &svm_update, 0, NULL, CL_INVALID_OPERATION, "SVM argument");
-  assert_int_equal(CL_INVALID_OPERATION, clSetKernelArgSVMPointer(f.scale, 0, f.host));
+  /* SVM arguments and exec info: clSetKernelArgSVMPointer's and clSetKernelExecInfo's
+   * codes (a by-value argument, an index past the last, malformed exec-info values). */
+  cl_array_arg_qcom svm_by_value = qrq_arg(0, 2, 0, f.host), svm_no_arg = qrq_arg(0, 9, 0, f.host);
+  struct updates svm_update = {.num_args = 1, .args = &mul5, .num_svm = 1, .svm = &svm_by_value};
+  expect_refused(env, env->queue, f.r, &svm_update, 0, NULL, CL_INVALID_ARG_VALUE, "SVM argument by value");
+  assert_int_equal(CL_INVALID_ARG_VALUE, clSetKernelArgSVMPointer(f.scale, 2, f.host));
+  svm_update.svm = &svm_no_arg;
+  expect_refused(env, env->queue, f.r, &svm_update, 0, NULL, CL_INVALID_ARG_INDEX, "SVM argument index");
+  assert_int_equal(CL_INVALID_ARG_INDEX, clSetKernelArgSVMPointer(f.scale, 9, f.host));
   void *pointers[1] = {f.host};
   cl_bool yes = CL_TRUE;
   struct {
@@ -1217,8 +1234,8 @@ static void test_enqueue_update_errors(void **state) {
     cl_int expected;
   } infos[] = {
       {{0, 0x7FFF0001u, sizeof yes, &yes}, CL_INVALID_VALUE},
-      {{1, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof pointers, pointers}, CL_INVALID_OPERATION},
-      {{0, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof yes, &yes}, CL_INVALID_OPERATION},
+      {{1, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof pointers - 1, pointers}, CL_INVALID_VALUE},
+      {{0, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof yes, NULL}, CL_INVALID_VALUE},
   };
   for (size_t i = 0; i < 3; i++) {
     assert_int_equal(infos[i].expected, clSetKernelExecInfo(f.scale, infos[i].info.param_name,
