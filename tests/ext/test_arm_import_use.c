@@ -1,6 +1,6 @@
 /* cl_arm_import_memory, using imports: the buffer's storage is the application's memory
  * (kernels read what the host wrote there and the host sees what kernels wrote, for
- * malloc'd, mmap'd and unaligned ranges, aliasing imports and sub-buffers of imports,
+ * malloc'd, mmap'd, SVM-allocated and unaligned ranges, aliasing imports and sub-buffers of imports,
  * nothing outside the range touched); every host transfer the extension forbids, and its
  * cl_khr_command_buffer form, refuses an import or a sub-buffer of one with
  * CL_INVALID_OPERATION and does nothing; kernels in command buffers and in QCOM
@@ -88,6 +88,33 @@ static void test_kernel_on_mmap(void **state) {
   assert_cl_success(clReleaseMemObject(mem));
   for (size_t i = 0; i < count; i++) assert_int_equal((cl_int)i + 1000, data[i]);
   aim_unmap_pages(p, 3);
+}
+
+/* An SVM allocation imported as host memory: the import and the SVM pointer are the same
+ * bytes, whichever a kernel is given. */
+static void test_kernel_on_svm_allocation(void **state) {
+  struct kiln_test_env *env = *state;
+  enum { N = 4096 };
+  cl_int *svm = clSVMAlloc(env->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, N * sizeof *svm, 4096);
+  assert_non_null(svm);
+  for (int i = 0; i < N; i++) svm[i] = i;
+  cl_mem mem = aim_import_ok(env->context, CL_MEM_READ_WRITE, NULL, svm, N * sizeof *svm);
+  add_ints(env->queue, mem, N, 7); /* through the import */
+  for (int i = 0; i < N; i++) assert_int_equal(i + 7, svm[i]);
+  cl_kernel k = kcb_kernel(program, "add_int"); /* through the SVM pointer */
+  assert_cl_success(clSetKernelArgSVMPointer(k, 0, svm));
+  kcb_arg_int(k, 1, 100);
+  size_t global = N;
+  assert_cl_success(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL));
+  assert_cl_success(clFinish(env->queue));
+  assert_cl_success(clReleaseKernel(k));
+  cl_int got[N];
+  /* Host reads of an import are refused; the SVM pointer is the host's view. */
+  assert_int_equal(CL_INVALID_OPERATION, clEnqueueReadBuffer(env->queue, mem, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL));
+  memcpy(got, svm, sizeof got);
+  for (int i = 0; i < N; i++) assert_int_equal(i + 107, got[i]);
+  assert_cl_success(clReleaseMemObject(mem));
+  clSVMFree(env->context, svm);
 }
 
 static void test_kernel_on_unaligned_ranges(void **state) {
@@ -467,6 +494,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       KILN_GATED_TEST(test_kernel_on_malloc),
       KILN_GATED_TEST(test_kernel_on_mmap),
+      KILN_GATED_TEST(test_kernel_on_svm_allocation),
       KILN_GATED_TEST(test_kernel_on_unaligned_ranges),
       KILN_GATED_TEST(test_sub_buffers_of_imports),
       KILN_GATED_TEST(test_aliasing_imports),
