@@ -1,10 +1,15 @@
 /* svm_enqueue.c: the SVM commands. SVM memory is host memory on this device, so a copy or
  * fill runs on the pointers themselves (any host pointer: fine-grain system SVM), and map,
- * unmap and migrate are ordering points with no data to move. */
+ * unmap and migrate are ordering points with no data to move. A large copy on a queue of
+ * the worker pool is a launch of chunks that every worker shares (parallel_copy.h). */
 #include "runtime/svm.h"
 
+#include "device/cpu/parallel_copy.h"
+#include "device/cpu/worker_pool.h"
 #include "runtime/mem_object.h"
+#include "runtime/queue.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -33,12 +38,35 @@ static cl_int submit_payload(const struct kiln_command_sink *sink, cl_command_ty
   return kiln_command_sink_take(sink, command, blocking);
 }
 
+/* The payload of a parallel copy: its launch, then what the launch copies. */
+struct parallel_copy_payload {
+  struct kiln_ndrange_launch launch;
+  struct kiln_parallel_copy copy;
+};
+_Static_assert(sizeof(struct parallel_copy_payload) <= KILN_COMMAND_PAYLOAD_BYTES, "fits the inline payload");
+
+static cl_int submit_parallel_copy(const struct kiln_command_sink *sink, cl_command_type type, void *dst,
+                                   const void *src, size_t size, cl_bool blocking) {
+  cl_int err;
+  struct kiln_command *command = kiln_command_sink_create(sink, type, NULL, &err);
+  if (!command) return err;
+  struct parallel_copy_payload *p = kiln_command_payload(command);
+  p->copy = (struct kiln_parallel_copy){dst, src, size};
+  unsigned threads = kiln_worker_pool_size();
+  const struct kiln_worker_limit *limit = kiln_queue_worker_limit(sink->queue);
+  if (limit && limit->max < threads) threads = limit->max;
+  kiln_command_set_launch(command, &p->launch, kiln_parallel_copy_launch(&p->launch, &p->copy, threads));
+  return kiln_command_sink_take(sink, command, blocking);
+}
+
 cl_int kiln_svm_memcpy(const struct kiln_command_sink *sink, cl_command_type type, void *dst, const void *src,
                        size_t size, cl_bool blocking) {
   if (!dst || !src) return CL_INVALID_VALUE;
   if (ranges_overlap(dst, src, size)) return CL_MEM_COPY_OVERLAP;
   cl_int err = kiln_command_sink_check(sink, type);
   if (err != CL_SUCCESS) return err;
+  if (size >= KILN_PARALLEL_COPY_MIN_BYTES && sink->queue->config.placement.engine == KILN_ENGINE_WORKERS)
+    return submit_parallel_copy(sink, type, dst, src, size, blocking);
   struct svm_copy p = {dst, src, size};
   return submit_payload(sink, type, run_svm_copy, &p, sizeof p, blocking);
 }
