@@ -4,7 +4,7 @@
  *
  *   kiln_bench [--platform NAME] [--quick] [--only LIST]
  *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,recording,sched,families,
- *         heavy,images,build
+ *         heavy,images,svm,build
  *
  * Performance is measured here, never asserted in tests. */
 
@@ -1008,6 +1008,7 @@ int main(int argc, char **argv) {
   if (selected(only, "families")) bench_queue_families(&env);
   if (selected(only, "heavy")) bench_heavy_groups(&env);
   if (selected(only, "images")) bench_images(&env);
+  if (selected(only, "svm")) bench_svm(&env);
   clReleaseCommandQueue(env.queue);
   clReleaseContext(env.context);
   return 0;
