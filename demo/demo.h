@@ -28,4 +28,8 @@
  * kernel recorded in a command buffer with the copy back; returns wrong values. */
 size_t image_pipeline(cl_platform_id platform, cl_device_id device, cl_context context, cl_command_queue queue);
 
+/* system_svm.c: a kernel moves the application's malloc'd particles through fine-grain
+ * system SVM, following pointers to malloc'd history rings; returns wrong values. */
+size_t system_svm(cl_device_id device, cl_context context, cl_command_queue queue);
+
 #endif

@@ -9,7 +9,8 @@
  * batch size), showing Kiln's scheduling trace, and runs a kernel on a compute-family
  * queue while a copy-family queue copies a large buffer (cl_intel_command_queue_families),
  * and blurs a picture held in an image over a buffer through a sampler in a command
- * buffer (image_pipeline.c), checking every value it gets back. */
+ * buffer (image_pipeline.c), and moves malloc'd particles through fine-grain system SVM
+ * (system_svm.c), checking every value it gets back. */
 #include "demo.h"
 
 #include <time.h>
@@ -509,6 +510,7 @@ int main(void) {
   wrong += scheduling_controls(device, context);
   wrong += queue_families(device, context);
   wrong += image_pipeline(platform, device, context, work);
+  wrong += system_svm(device, context, work);
   if (trace_fd >= 0) unlink(trace_path);
 
   CHECK(clReleaseEvent(uploaded));
