@@ -5,6 +5,7 @@
 #include "ext/arm_import/arm_import.h"
 #include "ext/arm_sched/arm_sched.h"
 #include "ext/intel_queue_families/intel_queue_families.h"
+#include "ext/intel_usm/intel_usm.h"
 #include "ext/qcom_recordable/qcom_recordable.h"
 #include "runtime/core_extensions.h"
 #include "runtime/extension.h"
@@ -32,5 +33,6 @@ const struct kiln_extension *const kiln_extensions[] = {
     &kiln_ext_arm_scheduling_controls,
     &kiln_ext_intel_command_queue_families,
     &kiln_ext_arm_import_memory_dma_buf,
+    &kiln_ext_intel_unified_shared_memory,
     NULL,
 };

@@ -26,8 +26,9 @@ struct _cl_context {
   size_t properties_count;             /* entries incl. the terminator; 0 when none */
   kiln_context_notify_fn notify;
   void *notify_user_data;
-  pthread_mutex_t lock;                /* guards destructors */
+  pthread_mutex_t lock;                /* guards destructors and queues */
   struct kiln_context_destructor *destructors;
+  struct _cl_command_queue *queues;    /* its queues not yet destroyed, linked by queue.c */
 };
 
 static inline bool kiln_context_is_valid(cl_context context) {

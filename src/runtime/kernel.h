@@ -19,7 +19,7 @@ struct kiln_kernel_arg_value {
 };
 
 /* Execution info an extension accepted through clSetKernelExecInfo (copied by clone). */
-#define KILN_KERNEL_EXEC_INFO_MAX 4
+#define KILN_KERNEL_EXEC_INFO_MAX 8 /* Arm's two, USM's four, room for more */
 
 struct _cl_kernel {
   struct kiln_object obj;

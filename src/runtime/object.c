@@ -176,6 +176,14 @@ void kiln_object_retain(struct kiln_object *object) {
   atomic_fetch_add_explicit(&object->refs, 1, memory_order_relaxed);
 }
 
+bool kiln_object_try_retain(struct kiln_object *object) {
+  unsigned refs = atomic_load_explicit(&object->refs, memory_order_relaxed);
+  while (refs && !atomic_compare_exchange_weak_explicit(&object->refs, &refs, refs + 1, memory_order_relaxed,
+                                                        memory_order_relaxed)) {
+  }
+  return refs != 0;
+}
+
 void kiln_object_release(struct kiln_object *object) {
   if (atomic_fetch_sub_explicit(&object->refs, 1, memory_order_acq_rel) == 1 && object->destroy)
     object->destroy(object);

@@ -68,6 +68,9 @@ void kiln_call_scope_exit(struct kiln_call_scope *scope);
       kiln_call_scope_enter()
 
 void kiln_object_retain(struct kiln_object *object);          /* internal hold */
+/* An internal hold unless the object is already being destroyed (refs reached 0): for
+ * walking lists whose members unlink themselves in their destructor. */
+bool kiln_object_try_retain(struct kiln_object *object);
 void kiln_object_release(struct kiln_object *object);         /* internal hold; may destroy */
 /* API retain/release; return CL_SUCCESS or `invalid_code` for a dead/foreign handle. */
 cl_int kiln_object_api_retain(void *handle, kiln_object_type type, cl_int invalid_code);

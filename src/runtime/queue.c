@@ -14,7 +14,13 @@ static void queue_destroy(struct kiln_object *object) {
   pthread_mutex_destroy(&queue->lock);
   pthread_mutex_destroy(&queue->recorder_lock);
   free(queue->properties_array);
-  kiln_object_release(&queue->context->obj);
+  cl_context context = queue->context;
+  pthread_mutex_lock(&context->lock);
+  if (queue->context_prev) queue->context_prev->context_next = queue->context_next;
+  else context->queues = queue->context_next;
+  if (queue->context_next) queue->context_next->context_prev = queue->context_prev;
+  pthread_mutex_unlock(&context->lock);
+  kiln_object_release(&context->obj);
   kiln_object_free(&queue->obj);
 }
 
@@ -60,6 +66,11 @@ static cl_command_queue queue_create(cl_context context, cl_device_id device, co
   queue->properties_array_count = properties_count;
   pthread_mutex_init(&queue->lock, NULL);
   pthread_mutex_init(&queue->recorder_lock, NULL);
+  pthread_mutex_lock(&context->lock);
+  queue->context_next = context->queues;
+  if (context->queues) context->queues->context_prev = queue;
+  context->queues = queue;
+  pthread_mutex_unlock(&context->lock);
   kiln_object_init(&queue->obj, KILN_OBJECT_QUEUE, queue_destroy);
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
   return queue;

@@ -100,6 +100,9 @@ struct _cl_command_queue {
   pthread_mutex_t recorder_lock;
   const struct kiln_command_recorder *recorder;
 
+  /* The context's list of its queues (context->lock): kiln_context_finish walks it. */
+  struct _cl_command_queue *context_prev, *context_next;
+
   pthread_mutex_t lock;               /* guards the list below and last_barrier */
   struct _cl_event *head, *tail;      /* incomplete commands in enqueue order */
   struct _cl_event *last_barrier;     /* incomplete barrier later commands wait for */
@@ -138,6 +141,13 @@ void kiln_queue_detach_recorder(cl_command_queue queue, const struct kiln_comman
 void kiln_queue_link_command(cl_command_queue queue, cl_event event, bool wait_for_all, bool is_barrier);
 /* Removes a completed command from the queue's list. */
 void kiln_queue_unlink_command(cl_command_queue queue, cl_event event);
+
+/* clFinish's work on a valid queue (queue_sync.c). */
+cl_int kiln_queue_finish(cl_command_queue queue);
+/* Finishes every queue of `context` (cl_intel_unified_shared_memory's blocking free: every
+ * command enqueued before the call has completed when it returns). CL_OUT_OF_HOST_MEMORY
+ * when the list of queues cannot be copied. */
+cl_int kiln_context_finish(cl_context context);
 
 /* Enqueues a marker or barrier (internal helper shared by the sync entry points). */
 cl_int kiln_queue_enqueue_sync(cl_command_queue queue, cl_command_type type, cl_uint num_events,

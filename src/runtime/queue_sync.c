@@ -3,6 +3,9 @@
 #include "runtime/queue.h"
 
 #include "device/cpu/worker_pool.h"
+#include "runtime/context.h"
+
+#include <stdlib.h>
 
 cl_int kiln_queue_enqueue_sync(cl_command_queue queue, cl_command_type type, cl_uint num_events,
                                const cl_event *wait_list, cl_event *event, cl_bool blocking) {
@@ -79,6 +82,30 @@ CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
 CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue command_queue) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  return kiln_queue_finish(command_queue);
+}
+
+cl_int kiln_context_finish(cl_context context) {
+  pthread_mutex_lock(&context->lock);
+  size_t count = 0, held_count = 0;
+  for (cl_command_queue q = context->queues; q; q = q->context_next) count++;
+  cl_command_queue *held = count ? malloc(count * sizeof *held) : NULL;
+  /* A queue already being destroyed has no incomplete command left (they hold it). */
+  for (cl_command_queue q = context->queues; held && q; q = q->context_next)
+    if (kiln_object_try_retain(&q->obj)) held[held_count++] = q;
+  pthread_mutex_unlock(&context->lock);
+  if (count && !held) return CL_OUT_OF_HOST_MEMORY;
+  cl_int result = CL_SUCCESS;
+  for (size_t i = 0; i < held_count; i++) {
+    cl_int err = kiln_queue_finish(held[i]);
+    if (err != CL_SUCCESS) result = err;
+    kiln_object_release(&held[i]->obj);
+  }
+  free(held);
+  return result;
+}
+
+cl_int kiln_queue_finish(cl_command_queue command_queue) {
   pthread_mutex_lock(&command_queue->lock);
   cl_event last = command_queue->tail;
   bool empty = last == NULL;
