@@ -6,6 +6,7 @@
 #include "kiln_test.h"
 #include "kiln_test_objects.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -206,6 +207,53 @@ static void test_svm_of_another_context(void **state) {
   assert_cl_success(clReleaseContext(other));
 }
 
+/* Threads allocate, look up (buffers over their pointers) and free at once: every
+ * allocation stays its own. */
+struct churn {
+  cl_context context;
+  unsigned seed;
+  int failures;
+};
+
+static void *churn_thread(void *arg) {
+  struct churn *c = arg;
+  for (int i = 0; i < 400; i++) {
+    size_t size = 64 + kiln_test_random(&c->seed) % 8192;
+    unsigned char *p = clSVMAlloc(c->context, CL_MEM_READ_WRITE, size, 0);
+    if (!p) {
+      c->failures++;
+      continue;
+    }
+    memset(p, (int)(c->seed & 0xFF), size);
+    cl_int err;
+    cl_mem over = clCreateBuffer(c->context, CL_MEM_USE_HOST_PTR, size, p, &err);
+    cl_bool uses = CL_FALSE;
+    if (!over || clGetMemObjectInfo(over, CL_MEM_USES_SVM_POINTER, sizeof uses, &uses, NULL) != CL_SUCCESS || !uses)
+      c->failures++;
+    if (over) clReleaseMemObject(over);
+    cl_mem past = clCreateBuffer(c->context, CL_MEM_USE_HOST_PTR, size + 1, p, &err);
+    if (past || err != CL_INVALID_BUFFER_SIZE) c->failures++;
+    if (past) clReleaseMemObject(past);
+    clSVMFree(c->context, p);
+  }
+  return NULL;
+}
+
+static void test_concurrent_allocations(void **state) {
+  struct kiln_test_env *env = *state;
+  enum { THREADS = 4 };
+  pthread_t threads[THREADS];
+  struct churn churns[THREADS];
+  for (int t = 0; t < THREADS; t++) {
+    churns[t] = (struct churn){env->context, 1234u + (unsigned)t, 0};
+    assert_int_equal(0, pthread_create(&threads[t], NULL, churn_thread, &churns[t]));
+  }
+  for (int t = 0; t < THREADS; t++) {
+    pthread_join(threads[t], NULL);
+    assert_int_equal(0, churns[t].failures);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_capabilities),
@@ -214,6 +262,7 @@ int main(void) {
       cmocka_unit_test(test_free_no_action_cases),
       cmocka_unit_test(test_buffers_over_svm),
       cmocka_unit_test(test_svm_of_another_context),
+      cmocka_unit_test(test_concurrent_allocations),
   };
   return cmocka_run_group_tests(tests, kiln_test_env_setup, kiln_test_env_teardown);
 }
