@@ -2,11 +2,11 @@
  * destructor callbacks; clCreateBuffer and clCreateBufferWithProperties. Images are memory
  * objects with an image part (image.h), created in image_create.c. */
 #include "runtime/mem_object.h"
-#include "runtime/svm.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/info.h"
+#include "runtime/svm.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -94,15 +94,10 @@ cl_int kiln_svm_memfill(const struct kiln_command_sink *sink, cl_command_type ty
   return submit_payload(sink, type, run_svm_fill, &p, sizeof p, CL_FALSE);
 }
 
-static cl_int run_nothing(struct kiln_command *command) {
-  (void)command;
-  return CL_SUCCESS;
-}
-
 cl_int kiln_svm_submit_sync(const struct kiln_command_sink *sink, cl_command_type type, cl_bool blocking) {
   cl_int err = kiln_command_sink_check(sink, type);
   if (err != CL_SUCCESS) return err;
-  return submit_payload(sink, type, run_nothing, NULL, 0, blocking);
+  return submit_payload(sink, type, NULL, NULL, 0, blocking); /* no run: completes like a marker */
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue queue, cl_bool blocking, void *dst,
