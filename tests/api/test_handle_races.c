@@ -4,8 +4,9 @@
  * kernel creation, buffer creation...). Every call must either work on a live object or
  * return the type's CL_INVALID_* code; the process must not crash or corrupt its heap
  * (before the per-call holds, "free(): invalid next size" came within seconds for
- * buffers). Buffers, kernels, queues, events, programs, contexts, command buffers and
- * recordings (cl_qcom_recordable_queues),
+ * buffers). Buffers, kernels, queues (SVM copies among the uses), events, programs,
+ * contexts (SVM allocations among the uses), command buffers and recordings
+ * (cl_qcom_recordable_queues),
  * each for KILN_RACE_SECONDS (default 1; the closing note's runs used 20), in the plain,
  * ASan and TSan builds. */
 #include "../ext/khr_command_buffer_test.h" /* the command-buffer and recording races */
@@ -174,8 +175,11 @@ static cl_int queue_use(struct kiln_test_env *env, void *handle, unsigned which,
   }
   case 1: RETAIN_RELEASE(clRetainCommandQueue, clReleaseCommandQueue, queue, CL_INVALID_COMMAND_QUEUE);
   default: {
+    static char svm_from[64], svm_to[64];
     cl_event marker = NULL;
-    cl_int status = round % 2 ? clFinish(queue) : clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker);
+    cl_int status = round % 3 == 2 ? clEnqueueSVMMemcpy(queue, CL_TRUE, svm_to, svm_from, sizeof svm_to, 0, NULL, NULL)
+                    : round % 3   ? clFinish(queue)
+                                  : clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker);
     if (marker) clReleaseEvent(marker);
     return allowed(status, CL_INVALID_COMMAND_QUEUE);
   }
@@ -263,6 +267,11 @@ static cl_int context_use(struct kiln_test_env *env, void *handle, unsigned whic
   }
   case 1: RETAIN_RELEASE(clRetainContext, clReleaseContext, context, CL_INVALID_CONTEXT);
   default: {
+    if (round % 2) { /* SVM: an allocation keeps its context, freed even after a release */
+      void *p = clSVMAlloc(context, CL_MEM_READ_WRITE, 64, 0);
+      clSVMFree(context, p);
+      return CL_SUCCESS;
+    }
     cl_int status;
     cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, 64, NULL, &status);
     if (mem) clReleaseMemObject(mem);

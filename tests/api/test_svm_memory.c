@@ -207,6 +207,21 @@ static void test_svm_of_another_context(void **state) {
   assert_cl_success(clReleaseContext(other));
 }
 
+/* An allocation keeps its context: freed after the application released the context, the
+ * allocation goes and the context with it (the suites run with KILN_LEAK_CHECK=1, which
+ * would report either left over at exit). */
+static void test_free_after_context_release(void **state) {
+  struct kiln_test_env *env = *state;
+  cl_int err;
+  cl_context context = clCreateContext(NULL, 1, &env->device, NULL, NULL, &err);
+  assert_cl_success(err);
+  int *p = clSVMAlloc(context, CL_MEM_READ_WRITE, 4096, 0);
+  assert_non_null(p);
+  assert_cl_success(clReleaseContext(context));
+  p[1023] = 5; /* still allocated */
+  clSVMFree(context, p);
+}
+
 /* Threads allocate, look up (buffers over their pointers) and free at once: every
  * allocation stays its own. */
 struct churn {
@@ -262,6 +277,7 @@ int main(void) {
       cmocka_unit_test(test_free_no_action_cases),
       cmocka_unit_test(test_buffers_over_svm),
       cmocka_unit_test(test_svm_of_another_context),
+      cmocka_unit_test(test_free_after_context_release),
       cmocka_unit_test(test_concurrent_allocations),
   };
   return cmocka_run_group_tests(tests, kiln_test_env_setup, kiln_test_env_teardown);
