@@ -116,14 +116,15 @@ static cl_mem create_buffer(cl_context context, const cl_mem_properties *propert
         .properties = properties,
         .properties_count = properties_count,
     };
+    /* Over (USE_HOST_PTR) or from (COPY_HOST_PTR) a clSVMAlloc allocation: not past its end. */
     struct kiln_svm_allocation svm;
-    bool over_svm = (flags & CL_MEM_USE_HOST_PTR) && kiln_svm_lookup(host_ptr, &svm) &&
+    bool over_svm = (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) && kiln_svm_lookup(host_ptr, &svm) &&
                     svm.kind == KILN_SVM_BUFFER && svm.context == context;
     if (over_svm && size > svm.size - (size_t)((char *)host_ptr - svm.base)) {
-      err = CL_INVALID_BUFFER_SIZE; /* beyond the clSVMAlloc allocation */
+      err = CL_INVALID_BUFFER_SIZE;
       goto done;
     }
-    desc.uses_svm_pointer = over_svm;
+    desc.uses_svm_pointer = over_svm && (flags & CL_MEM_USE_HOST_PTR);
     if (flags & CL_MEM_USE_HOST_PTR) {
       desc.storage = host_ptr; /* zero copy: the buffer is the application's memory */
       desc.host_ptr = host_ptr;
