@@ -66,12 +66,13 @@ static cl_command_queue queue_create(cl_context context, cl_device_id device, co
   queue->properties_array_count = properties_count;
   pthread_mutex_init(&queue->lock, NULL);
   pthread_mutex_init(&queue->recorder_lock, NULL);
+  kiln_object_init(&queue->obj, KILN_OBJECT_QUEUE, queue_destroy);
+  /* Linked once its counts are set: kiln_context_finish may take it from here on. */
   pthread_mutex_lock(&context->lock);
   queue->context_next = context->queues;
   if (context->queues) context->queues->context_prev = queue;
   context->queues = queue;
   pthread_mutex_unlock(&context->lock);
-  kiln_object_init(&queue->obj, KILN_OBJECT_QUEUE, queue_destroy);
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
   return queue;
 }
