@@ -168,6 +168,15 @@ void kiln_mem_copy_rows(char *dst, size_t dst_row_pitch, size_t dst_slice_pitch,
 cl_int kiln_mem_submit(const struct kiln_command_sink *sink, cl_command_type type, kiln_command_run_fn run,
                        const void *payload, size_t payload_size, cl_mem a, cl_mem b, cl_bool blocking);
 
+/* A linear copy's payload and run function (reads, writes, buffer copies, SVM copies):
+ * memmove of `size` bytes, so the ranges may alias. */
+struct kiln_mem_linear_copy {
+  char *dst;
+  const char *src;
+  size_t size;
+};
+cl_int kiln_mem_run_linear_copy(struct kiln_command *command);
+
 /* The checks and commands of clEnqueueCopyBuffer, clEnqueueCopyBufferRect and
  * clEnqueueFillBuffer after the queue check, for any sink (command buffers record them). */
 cl_int kiln_mem_copy(const struct kiln_command_sink *sink, cl_mem src, cl_mem dst, size_t src_offset,

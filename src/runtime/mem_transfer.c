@@ -19,14 +19,8 @@ cl_int kiln_mem_submit(const struct kiln_command_sink *sink, cl_command_type typ
 
 /* ---- linear transfers ---- */
 
-struct linear_copy {
-  char *dst;
-  const char *src;
-  size_t size;
-};
-
-static cl_int run_linear_copy(struct kiln_command *command) {
-  const struct linear_copy *p = kiln_command_payload(command);
+cl_int kiln_mem_run_linear_copy(struct kiln_command *command) {
+  const struct kiln_mem_linear_copy *p = kiln_command_payload(command);
   memmove(p->dst, p->src, p->size); /* memmove: a USE_HOST_PTR buffer may alias the host side */
   return CL_SUCCESS;
 }
@@ -51,9 +45,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_m
   if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_READ_BUFFER, num_events, wait_list, event)) != CL_SUCCESS)
     return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
-  struct linear_copy p = {.dst = ptr, .src = buffer->storage + offset, .size = size};
+  struct kiln_mem_linear_copy p = {.dst = ptr, .src = buffer->storage + offset, .size = size};
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
-  return kiln_mem_submit(&sink, CL_COMMAND_READ_BUFFER, run_linear_copy, &p, sizeof p, buffer, NULL, blocking_read);
+  return kiln_mem_submit(&sink, CL_COMMAND_READ_BUFFER, kiln_mem_run_linear_copy, &p, sizeof p, buffer, NULL, blocking_read);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking_write,
@@ -66,9 +60,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_
   if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_WRITE_BUFFER, num_events, wait_list, event)) != CL_SUCCESS)
     return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
-  struct linear_copy p = {.dst = buffer->storage + offset, .src = ptr, .size = size};
+  struct kiln_mem_linear_copy p = {.dst = buffer->storage + offset, .src = ptr, .size = size};
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
-  return kiln_mem_submit(&sink, CL_COMMAND_WRITE_BUFFER, run_linear_copy, &p, sizeof p, buffer, NULL, blocking_write);
+  return kiln_mem_submit(&sink, CL_COMMAND_WRITE_BUFFER, kiln_mem_run_linear_copy, &p, sizeof p, buffer, NULL, blocking_write);
 }
 
 /* Two objects alias when they are the same or share a parent; offsets are then
@@ -91,8 +85,8 @@ cl_int kiln_mem_copy(const struct kiln_command_sink *sink, cl_mem src, cl_mem ds
     size_t a = src->offset + src_offset, b = dst->offset + dst_offset;
     if ((a <= b ? b - a : a - b) < size) return CL_MEM_COPY_OVERLAP;
   }
-  struct linear_copy p = {.dst = dst->storage + dst_offset, .src = src->storage + src_offset, .size = size};
-  return kiln_mem_submit(sink, CL_COMMAND_COPY_BUFFER, run_linear_copy, &p, sizeof p, src, dst, CL_FALSE);
+  struct kiln_mem_linear_copy p = {.dst = dst->storage + dst_offset, .src = src->storage + src_offset, .size = size};
+  return kiln_mem_submit(sink, CL_COMMAND_COPY_BUFFER, kiln_mem_run_linear_copy, &p, sizeof p, src, dst, CL_FALSE);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,

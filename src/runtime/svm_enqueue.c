@@ -13,29 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
-struct svm_copy {
-  char *dst;
-  const char *src;
-  size_t size;
-};
-
-static cl_int run_svm_copy(struct kiln_command *command) {
-  const struct svm_copy *p = kiln_command_payload(command);
-  memcpy(p->dst, p->src, p->size); /* the enqueue refused overlapping ranges */
-  return CL_SUCCESS;
-}
-
 static bool ranges_overlap(const char *a, const char *b, size_t size) {
   return size && (uintptr_t)a < (uintptr_t)b + size && (uintptr_t)b < (uintptr_t)a + size;
-}
-
-static cl_int submit_payload(const struct kiln_command_sink *sink, cl_command_type type, kiln_command_run_fn run,
-                             const void *payload, size_t payload_size, cl_bool blocking) {
-  cl_int err;
-  struct kiln_command *command = kiln_command_sink_create(sink, type, run, &err);
-  if (!command) return err;
-  if (payload_size) memcpy(kiln_command_payload(command), payload, payload_size);
-  return kiln_command_sink_take(sink, command, blocking);
 }
 
 /* The payload of a parallel copy: its launch, then what the launch copies. */
@@ -67,8 +46,8 @@ cl_int kiln_svm_memcpy(const struct kiln_command_sink *sink, cl_command_type typ
   if (err != CL_SUCCESS) return err;
   if (size >= KILN_PARALLEL_COPY_MIN_BYTES && sink->queue->config.placement.engine == KILN_ENGINE_WORKERS)
     return submit_parallel_copy(sink, type, dst, src, size, blocking);
-  struct svm_copy p = {dst, src, size};
-  return submit_payload(sink, type, run_svm_copy, &p, sizeof p, blocking);
+  struct kiln_mem_linear_copy p = {dst, src, size};
+  return kiln_mem_submit(sink, type, kiln_mem_run_linear_copy, &p, sizeof p, NULL, NULL, blocking);
 }
 
 struct svm_fill {
@@ -91,13 +70,13 @@ cl_int kiln_svm_memfill(const struct kiln_command_sink *sink, cl_command_type ty
   if (err != CL_SUCCESS) return err;
   struct svm_fill p = {.dst = dst, .size = size, .pattern_size = pattern_size};
   memcpy(p.pattern, pattern, pattern_size);
-  return submit_payload(sink, type, run_svm_fill, &p, sizeof p, CL_FALSE);
+  return kiln_mem_submit(sink, type, run_svm_fill, &p, sizeof p, NULL, NULL, CL_FALSE);
 }
 
 cl_int kiln_svm_submit_sync(const struct kiln_command_sink *sink, cl_command_type type, cl_bool blocking) {
   cl_int err = kiln_command_sink_check(sink, type);
   if (err != CL_SUCCESS) return err;
-  return submit_payload(sink, type, NULL, NULL, 0, blocking); /* no run: completes like a marker */
+  return kiln_mem_submit(sink, type, NULL, NULL, 0, NULL, NULL, blocking); /* no run: completes like a marker */
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue queue, cl_bool blocking, void *dst,

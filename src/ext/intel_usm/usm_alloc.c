@@ -47,9 +47,8 @@ static void *allocate(cl_context context, cl_device_id device, enum kiln_svm_kin
   cl_mem_alloc_flags_intel flags = 0;
   void *pointer = NULL;
   if (alignment & (alignment - 1) || alignment > KILN_USM_MAX_ALIGNMENT) err = CL_INVALID_VALUE;
-  else if ((err = parse_properties(properties, kind, &flags)) != CL_SUCCESS) {
-  } else if (size == 0 || size > kiln_device_get()->max_mem_alloc_size) err = CL_INVALID_BUFFER_SIZE;
-  else {
+  else if ((err = parse_properties(properties, kind, &flags)) == CL_SUCCESS) {
+    /* kiln_svm_allocate checks the size last, as the list orders it. */
     struct kiln_svm_allocation desc = {.context = context, .kind = kind, .flags = flags, .device = device};
     pointer = kiln_svm_allocate(&desc, size, alignment ? alignment : KILN_USM_MAX_ALIGNMENT, &err);
   }
