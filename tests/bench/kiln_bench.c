@@ -3,8 +3,8 @@
  * Every kernel result is checked against a host reference; a wrong result fails the run.
  *
  *   kiln_bench [--platform NAME] [--quick] [--only LIST]
- *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,localsize,cmdbuf,recording,sched,families,
- *         heavy,images,svm,build
+ *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,sinexp,stencil,nbody,localsize,cmdbuf,recording,
+ *         sched,families,heavy,images,svm,build
  *
  * Performance is measured here, never asserted in tests. */
 
@@ -805,6 +805,138 @@ static void bench_sinexp(struct bench_env *env) {
   free(out);
 }
 
+/* ---- 2D 5-point stencil iterated inside the kernel ----
+ * Each 16x16 work-group loads its tile and a one-cell halo (0 outside the grid) into local
+ * memory once, then runs `iters` Jacobi steps on the tile alone: the halo stays frozen, so
+ * the result is per-tile, not a global Jacobi, and the host reference does the same. */
+static const char *stencil_source =
+    "#define T 16\n"
+    "kernel __attribute__((reqd_work_group_size(T, T, 1)))\n"
+    "void stencil(global const float *in, global float *out, int n, int iters) {\n"
+    "  local float t[T + 2][T + 2];\n"
+    "  int lx = get_local_id(0), ly = get_local_id(1), cx = lx + 1, cy = ly + 1;\n"
+    "  int x = get_global_id(0), y = get_global_id(1);\n"
+    "  t[cy][cx] = in[y * n + x];\n"
+    "  if (lx == 0) t[cy][0] = x > 0 ? in[y * n + x - 1] : 0.0f;\n"
+    "  if (lx == T - 1) t[cy][T + 1] = x + 1 < n ? in[y * n + x + 1] : 0.0f;\n"
+    "  if (ly == 0) t[0][cx] = y > 0 ? in[(y - 1) * n + x] : 0.0f;\n"
+    "  if (ly == T - 1) t[T + 1][cx] = y + 1 < n ? in[(y + 1) * n + x] : 0.0f;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (int it = 0; it < iters; it++) {\n"
+    "    float v = 0.2f * (t[cy][cx] + t[cy - 1][cx] + t[cy + 1][cx] + t[cy][cx - 1] + t[cy][cx + 1]);\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    t[cy][cx] = v;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  out[y * n + x] = t[cy][cx];\n"
+    "}\n";
+
+static void bench_stencil(struct bench_env *env) {
+  enum { T = 16 };
+  int n = env->quick ? 256 : 1024, iters = 16;
+  size_t cells = (size_t)n * n, bytes = cells * sizeof(float);
+  float *in = malloc(bytes), *out = malloc(bytes);
+  for (size_t i = 0; i < cells; i++) in[i] = (float)((i * 7919) % 1000) / 1000.0f;
+  cl_program program = build(env, stencil_source, NULL);
+  cl_kernel kernel = kernel_of(program, "stencil");
+  cl_mem min = buffer(env, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, in);
+  cl_mem mout = buffer(env, CL_MEM_WRITE_ONLY, bytes, NULL);
+  CHECK(clSetKernelArg(kernel, 0, sizeof min, &min));
+  CHECK(clSetKernelArg(kernel, 1, sizeof mout, &mout));
+  CHECK(clSetKernelArg(kernel, 2, sizeof n, &n));
+  CHECK(clSetKernelArg(kernel, 3, sizeof iters, &iters));
+  size_t global[2] = {(size_t)n, (size_t)n}, local[2] = {T, T};
+  double best = best_launch_us(env, kernel, 2, global, local, env->quick ? 3 : 5);
+  CHECK(clEnqueueReadBuffer(env->queue, mout, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
+  /* Every cell, tile by tile, in float with the kernel's order of additions. */
+  for (int ty = 0; ty < n; ty += T)
+    for (int tx = 0; tx < n; tx += T) {
+      float t[2][T + 2][T + 2] = {{{0}}}; /* both get the frozen halo (the corners are never read) */
+      for (int y = -1; y <= T; y++)
+        for (int x = -1; x <= T; x++) {
+          int gy = ty + y, gx = tx + x;
+          if (gy >= 0 && gy < n && gx >= 0 && gx < n) t[0][y + 1][x + 1] = t[1][y + 1][x + 1] = in[gy * n + gx];
+        }
+      for (int it = 0; it < iters; it++) {
+        float(*src)[T + 2] = t[it % 2], (*dst)[T + 2] = t[(it + 1) % 2];
+        for (int y = 1; y <= T; y++)
+          for (int x = 1; x <= T; x++)
+            dst[y][x] = 0.2f * (src[y][x] + src[y - 1][x] + src[y + 1][x] + src[y][x - 1] + src[y][x + 1]);
+      }
+      for (int y = 0; y < T; y++)
+        for (int x = 0; x < T; x++) {
+          float want = t[iters % 2][y + 1][x + 1], got = out[(ty + y) * n + tx + x];
+          if (!(fabsf(got - want) <= 1e-5f * (1.0f + fabsf(want)))) fail("stencil");
+        }
+    }
+  char what[64];
+  snprintf(what, sizeof what, "2D 5-point stencil, %d iterations in-kernel", iters);
+  report(env->platform_name, what, (double)cells * iters / best / 1e3, "Gcell-updates/s");
+  clReleaseMemObject(min);
+  clReleaseMemObject(mout);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+  free(in);
+  free(out);
+}
+
+/* ---- N-body accelerations: every body against every body, float4, rsqrt ---- */
+static const char *nbody_source =
+    "kernel void nbody(global const float4 *pos, global float4 *acc_out, int n, float softening) {\n"
+    "  float4 p = pos[get_global_id(0)], acc = (float4)(0.0f);\n"
+    "  for (int j = 0; j < n; j++) {\n"
+    "    float4 q = pos[j];\n"
+    "    float4 d = (float4)(q.xyz - p.xyz, 0.0f);\n"
+    "    float inv = rsqrt(dot(d, d) + softening);\n"
+    "    acc += (q.w * inv * inv * inv) * d;\n"
+    "  }\n"
+    "  acc_out[get_global_id(0)] = acc;\n"
+    "}\n";
+
+static void bench_nbody(struct bench_env *env) {
+  cl_int n = env->quick ? 2048 : 16384;
+  cl_float softening = 0.01f; /* epsilon squared, added to r^2 */
+  size_t items = (size_t)n, local = 64, bytes = items * sizeof(cl_float4);
+  cl_float4 *pos = malloc(bytes), *acc = malloc(bytes);
+  uint32_t seed = 12345;
+  for (size_t i = 0; i < items; i++)
+    for (int c = 0; c < 4; c++) {
+      seed = seed * 1664525u + 1013904223u;
+      float u = (float)(seed >> 8) / 16777216.0f;
+      pos[i].s[c] = c < 3 ? 2.0f * u - 1.0f : 0.5f + u; /* positions in [-1, 1), masses in [0.5, 1.5) */
+    }
+  cl_program program = build(env, nbody_source, NULL);
+  cl_kernel kernel = kernel_of(program, "nbody");
+  cl_mem mpos = buffer(env, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, pos);
+  cl_mem macc = buffer(env, CL_MEM_WRITE_ONLY, bytes, NULL);
+  CHECK(clSetKernelArg(kernel, 0, sizeof mpos, &mpos));
+  CHECK(clSetKernelArg(kernel, 1, sizeof macc, &macc));
+  CHECK(clSetKernelArg(kernel, 2, sizeof n, &n));
+  CHECK(clSetKernelArg(kernel, 3, sizeof softening, &softening));
+  double best = best_launch_us(env, kernel, 1, &items, &local, 3);
+  CHECK(clEnqueueReadBuffer(env->queue, macc, CL_TRUE, 0, bytes, acc, 0, NULL, NULL));
+  for (size_t i = 0; i < items; i += 97) {
+    double sum[3] = {0, 0, 0};
+    for (size_t j = 0; j < items; j++) {
+      double d[3], r2 = softening;
+      for (int c = 0; c < 3; c++) d[c] = (double)pos[j].s[c] - pos[i].s[c], r2 += d[c] * d[c];
+      double s = pos[j].s[3] / (r2 * sqrt(r2));
+      for (int c = 0; c < 3; c++) sum[c] += s * d[c];
+    }
+    double err2 = 0, ref2 = 0;
+    for (int c = 0; c < 3; c++) err2 += (sum[c] - acc[i].s[c]) * (sum[c] - acc[i].s[c]), ref2 += sum[c] * sum[c];
+    if (!(sqrt(err2) <= 1e-3 * sqrt(ref2)) || acc[i].s[3] != 0.0f) fail("nbody");
+  }
+  /* 20 FLOP per interaction, the usual convention for this loop (GPU Gems 3, ch. 31). */
+  report(env->platform_name, "N-body forces, float4 + rsqrt", 20.0 * n * (double)n / best / 1e3, "GFLOP/s");
+  clReleaseMemObject(mpos);
+  clReleaseMemObject(macc);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+  free(pos);
+  free(acc);
+}
+
 /* ---- first launch with a new local size ---- */
 static const char *scale_source =
     "kernel void scale(global float *v, float f) { v[get_global_id(0)] *= f; }\n";
@@ -1001,6 +1133,8 @@ int main(int argc, char **argv) {
   if (selected(only, "sgemm")) bench_sgemm(&env);
   if (selected(only, "reduce")) bench_reduce(&env);
   if (selected(only, "sinexp")) bench_sinexp(&env);
+  if (selected(only, "stencil")) bench_stencil(&env);
+  if (selected(only, "nbody")) bench_nbody(&env);
   if (selected(only, "localsize")) bench_local_size(&env);
   if (selected(only, "cmdbuf")) bench_command_buffer_replay(&env);
   if (selected(only, "recording")) bench_recording_replay(&env);
