@@ -141,6 +141,9 @@ llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_ke
 llvm::Function *build_image_launchers(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
                                       const LocalLayout &locals, const std::string &name, bool specialize,
                                       std::string &error);
+// Inlines every call of a defined function into `f`, repeatedly (OpenCL C has no recursion);
+// false with `error` when a call cannot be inlined.
+bool inline_all(llvm::Function &f, std::string &error);
 // The loop metadata option marking the launchers' innermost (x) work-item loops.
 constexpr const char *WORK_ITEM_LOOP = "kiln.work_item_loop";
 // Adds the pass that readies the launchers' work-item loops for the loop vectorizer

@@ -4,6 +4,7 @@
 // for the launchers, optimized (O3, or O0 with -cl-opt-disable) and compiled by an ORC
 // LLJIT for the host CPU and its features.
 #include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/compiler/wfv/wfv.hpp"
 
 #include <llvm/ExecutionEngine/ObjectCache.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
@@ -101,7 +102,8 @@ void optimize(Module &m, TargetMachine &tm, bool opt_disable) {
   // work-items is the loop vectorizer's (readied by work_item_vectorize.cpp).
   tuning.SLPVectorization = false;
   PassBuilder pb(&tm, tuning);
-  if (!opt_disable && kiln::work_item_vectorization_mode() != kiln::WorkItemVectorization::Off)
+  if (!opt_disable && kiln::work_item_vectorization_mode() != kiln::WorkItemVectorization::Off &&
+      kiln::wfv::mode() != kiln::wfv::Mode::Off)
     pb.registerOptimizerEarlyEPCallback(
         [](ModulePassManager &mpm, OptimizationLevel) { kiln::add_work_item_vectorization(mpm); });
   pb.registerModuleAnalyses(mam);

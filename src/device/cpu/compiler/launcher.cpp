@@ -21,6 +21,7 @@
 // region's loop. Barriers must be reached by all work-items of a group (OpenCL's rule), so
 // the next region is the same for all of them.
 #include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/compiler/wfv/wfv.hpp"
 
 #include <llvm/Analysis/TargetTransformInfoImpl.h>
 #include <llvm/Analysis/UniformityAnalysis.h>
@@ -56,10 +57,12 @@ struct WorkItemValues {
   Value *work_dim;
 };
 
-// for (i = 0; i < end; i++) body(i), at the builder's position.
-// `work_items`: the innermost (x) loop over work-items, tagged for work_item_vectorize.cpp.
+// for (i = start; i < end; i += step) body(i), at the builder's position (start 0 when
+// null). `work_items`: the innermost (x) loop over work-items, tagged for
+// work_item_vectorize.cpp. `vectorized`: a loop over whole vectors of work-items (wfv/),
+// which LLVM's vectorizer is told to leave alone.
 void emit_loop(IRBuilder<> &b, Value *end, const Twine &name, const std::function<void(Value *)> &body,
-               bool work_items = false) {
+               bool work_items = false, Value *start = nullptr, uint64_t step = 1, bool vectorized = false) {
   LLVMContext &c = b.getContext();
   Function *f = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
@@ -69,15 +72,17 @@ void emit_loop(IRBuilder<> &b, Value *end, const Twine &name, const std::functio
   b.CreateBr(header);
   b.SetInsertPoint(header);
   PHINode *i = b.CreatePHI(b.getInt64Ty(), 2, name);
-  i->addIncoming(b.getInt64(0), pre);
+  i->addIncoming(start ? start : b.getInt64(0), pre);
   b.CreateCondBr(b.CreateICmpULT(i, end), inner, exit);
   b.SetInsertPoint(inner);
   body(i);
-  Value *next = b.CreateAdd(i, b.getInt64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
+  Value *next = b.CreateAdd(i, b.getInt64(step), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b.GetInsertBlock());
   BranchInst *latch = b.CreateBr(header);
-  if (work_items) {
-    MDNode *tag = MDNode::get(c, MDString::get(c, kiln::WORK_ITEM_LOOP));
+  if (work_items || vectorized) {
+    MDNode *tag = work_items ? MDNode::get(c, MDString::get(c, kiln::WORK_ITEM_LOOP))
+                             : MDNode::get(c, {MDString::get(c, "llvm.loop.isvectorized"),
+                                               ConstantAsMetadata::get(b.getInt32(1))});
     MDNode *id = MDNode::getDistinct(c, {nullptr, tag});
     id->replaceOperandWith(0, id);
     latch->setMetadata(LLVMContext::MD_loop, id);
@@ -129,28 +134,6 @@ std::vector<BasicBlock *> blocks_of(Function &f) {
   std::vector<BasicBlock *> blocks;
   for (BasicBlock &bb : f) blocks.push_back(&bb);
   return blocks;
-}
-
-// Inlines every call of a defined function into `f`, repeatedly (OpenCL C has no recursion).
-bool inline_all(Function &f, std::string &error) {
-  for (int round = 0; round < 1000; round++) {
-    std::vector<CallBase *> calls;
-    for (Instruction &inst : instructions(f))
-      if (auto *call = dyn_cast<CallBase>(&inst))
-        if (Function *callee = call->getCalledFunction())
-          if (!callee->isDeclaration()) calls.push_back(call);
-    if (calls.empty()) return true;
-    for (CallBase *call : calls) {
-      InlineFunctionInfo info;
-      std::string callee = call->getCalledFunction()->getName().str();
-      if (!InlineFunction(*call, info).isSuccess()) {
-        error = "cannot inline " + callee + " into " + f.getName().str();
-        return false;
-      }
-    }
-  }
-  error = "recursion in " + f.getName().str();
-  return false;
 }
 
 Align arg_align(const DataLayout &dl, Type *t) { return std::min(dl.getABITypeAlign(t), Align(16)); }
@@ -556,6 +539,27 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
 
 namespace kiln {
 
+bool inline_all(Function &f, std::string &error) {
+  for (int round = 0; round < 1000; round++) {
+    std::vector<CallBase *> calls;
+    for (Instruction &inst : instructions(f))
+      if (auto *call = dyn_cast<CallBase>(&inst))
+        if (Function *callee = call->getCalledFunction())
+          if (!callee->isDeclaration()) calls.push_back(call);
+    if (calls.empty()) return true;
+    for (CallBase *call : calls) {
+      InlineFunctionInfo info;
+      std::string callee = call->getCalledFunction()->getName().str();
+      if (!InlineFunction(*call, info).isSuccess()) {
+        error = "cannot inline " + callee + " into " + f.getName().str();
+        return false;
+      }
+    }
+  }
+  error = "recursion in " + f.getName().str();
+  return false;
+}
+
 Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, const LocalLayout &locals,
                          const std::string &name, std::string &error,
                          const std::vector<kiln::ImageFormat> *image_formats) {
@@ -697,6 +701,16 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     b.SetInsertPoint(have_memory);
   }
 
+  // Without barriers, whole-function vectorization (wfv/) where it applies.
+  unsigned width = wfv::width();
+  Function *wide = nullptr;
+  if (!barriers && wfv::mode() != wfv::Mode::Off && !has_option(m, OPTION_OPT_DISABLE)) {
+    std::string why;
+    bool images = false;
+    for (unsigned i = 0; i < k.arg_size(); i++) images |= desc.args[i].kind == KILN_ARG_IMAGE;
+    wide = wfv::vectorize_kernel(k, width, images, why);
+  }
+
   Value *end = b.CreateAdd(first, count, "end");
   BasicBlock *pre = b.GetInsertBlock();
   BasicBlock *group_header = BasicBlock::Create(c, "group.header", f);
@@ -725,10 +739,20 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
       v.local_id[2] = z;
       emit_loop(b, v.local_size[1], "y", [&](Value *y) {
         v.local_id[1] = y;
+        Value *rest = nullptr;
+        if (wide) {
+          // Whole vectors of work-items, then the rest one at a time.
+          rest = b.CreateAnd(v.local_size[0], b.getInt64(~(uint64_t)(width - 1)), "vector_end");
+          emit_loop(b, rest, "xv", [&](Value *x) {
+            std::vector<Value *> args(call_args);
+            args.push_back(x);
+            b.CreateCall(wide, args);
+          }, false, nullptr, width, /*vectorized=*/true);
+        }
         emit_loop(b, v.local_size[0], "x", [&](Value *x) {
           v.local_id[0] = x;
           b.CreateCall(&k, call_args);
-        }, /*work_items=*/true);
+        }, /*work_items=*/true, rest);
       });
     });
   }

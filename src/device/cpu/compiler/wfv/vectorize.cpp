@@ -1,0 +1,102 @@
+// vectorize.cpp: wfv::vectorize_kernel, mode and width (wfv.hpp).
+#include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/compiler/wfv/wfv.hpp"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace llvm;
+
+namespace kiln::wfv {
+
+namespace {
+
+// Private memory per work-item above which a vector of them would need too large a stack
+// (each lane has its own copy; launchers run on worker threads' stacks).
+constexpr uint64_t MAX_VECTOR_PRIVATE_BYTES = 64 * 1024;
+
+uint64_t private_bytes(Function &f) {
+  const DataLayout &dl = f.getParent()->getDataLayout();
+  uint64_t bytes = 0;
+  for (Instruction &inst : f.getEntryBlock())
+    if (auto *a = dyn_cast<AllocaInst>(&inst))
+      if (std::optional<TypeSize> size = a->getAllocationSize(dl)) bytes += size->getFixedValue();
+  return bytes;
+}
+
+bool has_loop(Function &f) {
+  DominatorTree dt(f);
+  LoopInfo li(dt);
+  return !li.empty();
+}
+
+}  // namespace
+
+Function *vectorize_kernel(Function &kernel, unsigned width, bool has_images, std::string &why) {
+  Module &m = *kernel.getParent();
+  std::string name = (kernel.getName() + ".wfv" + Twine(width)).str();
+  if (Function *done = m.getFunction(name)) return done;  // image launchers share one
+  if (calls_printf(kernel)) {
+    why = "printf (its lines would interleave by lane)";
+    return nullptr;
+  }
+  // Image reads dispatch on the format with branches that linearization would run for every
+  // format; their launchers are specialized per format and widened by the loop vectorizer.
+  if (mode() == Mode::Loops && has_images) {
+    why = "image arguments (format-specialized launchers instead)";
+    return nullptr;
+  }
+  ValueToValueMapTy map;
+  Function *copy = CloneFunction(&kernel, map);
+  copy->setLinkage(GlobalValue::InternalLinkage);
+  Function *wide = nullptr;
+  BlockPredicates predicates;
+  if (prepare(*copy, why)) {
+    if (mode() == Mode::Loops && !has_loop(*copy)) why = "no loop (the loop vectorizer widens its work-item loop)";
+    else if (private_bytes(*copy) * width > MAX_VECTOR_PRIVATE_BYTES) why = "private arrays too large for a vector of work-items";
+    else if (linearize(*copy, predicates, why)) {
+      if (getenv("KILN_DEBUG_WFV_IR")) copy->print(errs());
+      wide = widen(*copy, predicates, width, why);
+    }
+  }
+  copy->eraseFromParent();
+  if (wide) wide->setName(name);
+  static const bool debug = getenv("KILN_DEBUG_WFV") != nullptr;
+  if (debug)
+    errs() << "kiln: " << kernel.getName() << ": " << (wide ? "vectorized, " + std::to_string(width) + " work-items" : "not vectorized: " + why.substr(0, getenv("KILN_DEBUG_WFV_IR") ? std::string::npos : 200)) << "\n";
+  return wide;
+}
+
+Mode mode() {
+  static const Mode m = [] {
+    const char *v = getenv("KILN_VECTORIZE");
+    if (v && strcmp(v, "0") == 0) return Mode::Off;
+    if (v && strcmp(v, "all") == 0) return Mode::All;
+    return Mode::Loops;
+  }();
+  return m;
+}
+
+unsigned width() {
+  static const unsigned w = [] {
+    if (const char *v = getenv("KILN_VECTOR_WIDTH")) {
+      unsigned n = (unsigned)strtoul(v, nullptr, 10);
+      if (n >= 2 && n <= 64 && (n & (n - 1)) == 0) return n;
+    }
+    StringMap<bool> features = sys::getHostCPUFeatures();
+    if (features.lookup("avx512f")) return 16u;
+    if (features.lookup("avx2")) return 8u;
+    return 4u;
+  }();
+  return w;
+}
+
+}  // namespace kiln::wfv

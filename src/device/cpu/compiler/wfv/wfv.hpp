@@ -1,0 +1,99 @@
+// wfv/: whole-function vectorization across work-items (Karrenberg & Hack, "Whole-Function
+// Vectorization", CGO'11; Moll & Hack's Region Vectorizer). From a kernel it makes a
+// function that runs `width` consecutive work-items along x at once: values that are the
+// same for all of them (arguments, group ids, counters of uniform loops) stay scalar, values
+// that are affine in the lane (ids, addresses of consecutive elements) stay scalar plus a
+// stride, all others become vectors; divergent branches and loops run under lane
+// predicates. The launcher (launcher.cpp) calls it for whole vectors of work-items and the
+// scalar kernel for the rest. A sub-group is one such vector.
+//
+// Three steps, one file each:
+//   prepare.cpp    inline, simplify, split OpenCL vectors into scalars, canonical loops
+//   linearize.cpp  divergent control flow -> predicated straight-line code (scalar IR)
+//   widen.cpp      shapes (shape.cpp) and the vector function
+#ifndef KILN_DEVICE_CPU_COMPILER_WFV_HPP
+#define KILN_DEVICE_CPU_COMPILER_WFV_HPP
+
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/IR/Function.h>
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::wfv {
+
+// `i1 __kiln_wfv_any(i1 p)`: whether p holds for any lane (uniform). Linearization uses it
+// for the exits of loops whose lanes leave at different iterations; widening makes it an OR
+// reduction.
+constexpr const char *ANY_LANE = "__kiln_wfv_any";
+
+// The predicate under which a block's instructions run for each lane (an i1 of the scalar
+// IR, or absent: every lane that reached the function).
+using BlockPredicates = llvm::DenseMap<llvm::BasicBlock *, llvm::Value *>;
+
+// Inlines every call, simplifies, scalarizes OpenCL vector types, lowers switches, makes
+// one return block and loops with preheaders, dedicated exits and LCSSA form. False with
+// `why` for a function the later steps do not handle.
+bool prepare(llvm::Function &f, std::string &why);
+
+// Rewrites divergent control flow (branches whose condition differs between lanes) into
+// predicated code: divergent regions become straight-line blocks whose joins select by
+// predicate, loops whose lanes leave at different iterations run while any lane is active.
+// Afterwards every branch is uniform. False with `why` for control flow it does not
+// handle (loops with several exiting blocks, irreducible or multi-entry regions).
+bool linearize(llvm::Function &f, BlockPredicates &predicates, std::string &why);
+
+// How a value varies across the lanes: the same for all (uniform, stride 0), lane 0's
+// value plus lane x stride (affine; for pointers the stride is in bytes), or anything.
+struct Shape {
+  enum Kind : uint8_t { Unknown, Affine, Varying } kind = Unknown;
+  int64_t stride = 0;
+  bool uniform() const { return kind == Affine && stride == 0; }
+  bool affine() const { return kind == Affine; }
+  bool operator==(const Shape &o) const { return kind == o.kind && stride == o.stride; }
+  bool operator!=(const Shape &o) const { return !(*this == o); }
+  static Shape uniform_shape() { return {Affine, 0}; }
+  static Shape affine_shape(int64_t s) { return {Affine, s}; }
+  static Shape varying() { return {Varying, 0}; }
+};
+
+// The shape of every value of a linearized function (a fixed point over its SSA graph).
+// Lane 0 is the work-item whose x id is the first of the vector.
+class Shapes {
+ public:
+  // False with `why` when the function uses something without a known shape
+  // (work-item ids of a dimension computed at run time).
+  bool compute(llvm::Function &f, std::string &why);
+  Shape of(const llvm::Value *v) const;
+
+ private:
+  Shape transfer(const llvm::Instruction &inst) const;
+  llvm::DenseMap<const llvm::Value *, Shape> shapes_;
+};
+
+// The access a load or store of `type` through a pointer of shape `pointer` makes for the
+// vector: one scalar access, one contiguous vector access, or a gather/scatter.
+enum class Access { Uniform, Consecutive, GatherScatter };
+Access access_kind(Shape pointer, llvm::Type *type, const llvm::DataLayout &dl);
+
+// The vector function of linearized `f`: f's parameters plus the x id of lane 0 (i64).
+// Null with `why` when f holds something widening does not handle.
+llvm::Function *widen(llvm::Function &f, const BlockPredicates &predicates, unsigned width, std::string &why);
+
+// The whole of it: a new internal function `<kernel>.wfv<width>` in kernel's module, or
+// null with `why` (the kernel then runs one work-item at a time). The kernel is unchanged.
+// `has_images`: the kernel takes image arguments.
+llvm::Function *vectorize_kernel(llvm::Function &kernel, unsigned width, bool has_images, std::string &why);
+
+// KILN_VECTORIZE: unset or "1", kernels whose body has a loop are vectorized by WFV (the
+// others by LLVM's loop vectorizer over the work-item loop, work_item_vectorize.cpp); "all":
+// every kernel WFV can handle (tests use it); "0": no vectorization across work-items.
+enum class Mode { Loops, All, Off };
+Mode mode();
+// Work-items per vector: KILN_VECTOR_WIDTH if set (a power of two, 2..64), else 16 where the
+// host has AVX-512, 8 with AVX2, 4 otherwise.
+unsigned width();
+
+}  // namespace kiln::wfv
+
+#endif
