@@ -43,8 +43,8 @@ static char *join(const char *a, const char *b) {
 }
 
 static bool cache_enabled(void) {
-  /* Code compiled under KILN_WORK_ITEM_VECTORIZE differs from what the key describes. */
-  if (getenv("KILN_WORK_ITEM_VECTORIZE")) return false;
+  /* Code compiled under these switches differs from what the key describes. */
+  if (getenv("KILN_WORK_ITEM_VECTORIZE") || getenv("KILN_VECTORIZE") || getenv("KILN_VECTOR_WIDTH")) return false;
   const char *flag = getenv("KILN_CACHE");
   return !(flag && strcmp(flag, "0") == 0);
 }

@@ -1,0 +1,430 @@
+/* Kernels shaped for each rule of whole-function vectorization (compiler/wfv/), checked
+ * against host models for several local sizes (none, 1, 5, 16, 64: below, at and above the
+ * vector width, and not multiples of it, so that whole vectors and the scalar rest both
+ * run): loops whose lanes leave at different iterations, with values used after them (each
+ * lane's last one, also of a counter that is the same for all lanes inside the loop);
+ * divergent branches nested in uniform loops and early returns; a divergent loop inside a
+ * divergent branch; a uniform loop and a uniform load inside a divergent branch (skipped,
+ * and loaded, only when some lane gets there); `a && b && c` chains mixing uniform and
+ * divergent conditions on ids that go negative (unsigned views of them must not be taken as
+ * consecutive); private arrays indexed by data; atomics in divergent loops; strided and
+ * gathered accesses; a 2D float kernel. CTest runs the suite as is (Kiln decides), with
+ * KILN_VECTORIZE=0 (no vectorization: the same answers) and with other vector widths. */
+#include "kiln_test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *source =
+    /* Collatz steps: a data-dependent trip count per work-item */
+    "kernel void collatz(global const int *in, global int *steps, global int *peak) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  int v = in[i], n = 0, top = v;\n"
+    "  while (v != 1 && n < 500) { v = (v & 1) ? 3 * v + 1 : v / 2; top = max(top, v); n++; }\n"
+    "  steps[i] = n; peak[i] = top;\n"
+    "}\n"
+    /* branches in a uniform loop, and an early return */
+    "kernel void branches_in_loop(global const int *in, global int *out, int n, int limit) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  if (i >= (size_t)limit) return;\n"
+    "  int acc = 0;\n"
+    "  for (int k = 0; k < n; k++) {\n"
+    "    int x = in[i] + k;\n"
+    "    if (x % 3 == 0) acc += x;\n"
+    "    else if (x % 3 == 1) acc ^= x << 1;\n"
+    "    else { acc -= k; if (acc < -1000) acc = -acc; }\n"
+    "  }\n"
+    "  out[i] = acc;\n"
+    "}\n"
+    /* a divergent loop inside a divergent branch */
+    "kernel void loop_in_branch(global const int *in, global int *out) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  int v = in[i], r = -1;\n"
+    "  if (v % 4 != 0) { r = 0; while (v > 0) { r += v & 3; v >>= 2; } }\n"
+    "  out[i] = r;\n"
+    "}\n"
+    /* a uniform loop and a uniform load in a divergent branch */
+    "kernel void uniform_in_branch(global const int *table, global int *out, int n) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  int acc = (int)i;\n"
+    "  if (i % 3 != 0) { int scale = table[0]; for (int k = 1; k < n; k++) acc += table[k] * scale; }\n"
+    "  out[i] = acc;\n"
+    "}\n"
+    /* chains of uniform and divergent conditions on ids that go negative */
+    "kernel void window(global const int *in, global int *out, int w, int h) {\n"
+    "  int x = (int)get_global_id(0) - 2, y = (int)get_global_id(1) - 1;\n"
+    "  size_t o = get_global_id(1) * get_global_size(0) + get_global_id(0);\n"
+    "  int s = 0;\n"
+    "  for (int d = -1; d <= 1; d++)\n"
+    "    if (x + d >= 0 && x + d < w && y >= 0 && y < h) s += in[y * w + x + d];\n"
+    "  out[o] = s;\n"
+    "}\n"
+    /* a private array indexed by data */
+    "kernel void private_array(global const int *in, global int *out) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  int t[16];\n"
+    "  for (int k = 0; k < 16; k++) t[k] = in[i] * k + (int)i;\n"
+    "  int s = 0;\n"
+    "  for (int k = 0; k < 4; k++) s += t[(in[i] + k * 5) & 15];\n"
+    "  out[i] = s;\n"
+    "}\n"
+    /* atomics in a divergent loop */
+    "kernel void histogram(global const int *in, global int *bins) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  for (int k = 0; k < in[i] % 5; k++) atomic_add(&bins[(i + k) % 8], 1);\n"
+    "}\n"
+    /* strided and gathered accesses in a loop */
+    "kernel void strided(global const int *in, global const int *index, global int *out, int n) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  int s = 0;\n"
+    "  for (int k = 0; k < n; k++) s += in[3 * i + k] * in[index[i] + k];\n"
+    "  out[2 * i + 1] = s; out[2 * i] = -s;\n"
+    "}\n"
+    /* 2D: a small matrix product */
+    "kernel void matmul(int n, global const float *a, global const float *b, global float *c) {\n"
+    "  int col = get_global_id(0), row = get_global_id(1);\n"
+    "  float sum = 0.0f;\n"
+    "  for (int k = 0; k < n; k++) sum += a[row * n + k] * b[k * n + col];\n"
+    "  c[row * n + col] = sum;\n"
+    "}\n";
+
+#define N 1003
+
+struct fixture {
+  struct kiln_test_env env;
+  cl_program program;
+};
+
+static int setup(void **state) {
+  struct fixture *f = calloc(1, sizeof *f);
+  void *env_state = NULL;
+  if (!f || kiln_test_env_setup(&env_state) != 0) return -1;
+  f->env = *(struct kiln_test_env *)env_state;
+  free(env_state);
+  cl_int err;
+  f->program = clCreateProgramWithSource(f->env.context, 1, &source, NULL, &err);
+  if (err != CL_SUCCESS || clBuildProgram(f->program, 1, &f->env.device, "", NULL, NULL) != CL_SUCCESS) return -1;
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  struct fixture *f = *state;
+  clReleaseProgram(f->program);
+  struct kiln_test_env *env = malloc(sizeof *env); /* kiln_test_env_teardown frees its state */
+  if (!env) return -1;
+  *env = f->env;
+  void *env_state = env;
+  free(f);
+  return kiln_test_env_teardown(&env_state);
+}
+
+static cl_mem buffer(struct fixture *f, size_t bytes, const void *data) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(f->env.context, CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                            (void *)data, &err);
+  assert_cl_success(err);
+  return m;
+}
+
+static cl_kernel kernel(struct fixture *f, const char *name) {
+  cl_int err;
+  cl_kernel k = clCreateKernel(f->program, name, &err);
+  assert_cl_success(err);
+  return k;
+}
+
+static void set_args(cl_kernel k, int count, ...) {
+  va_list ap;
+  va_start(ap, count);
+  for (int i = 0; i < count; i++) {
+    cl_mem m = va_arg(ap, cl_mem);
+    assert_cl_success(clSetKernelArg(k, (cl_uint)i, sizeof m, &m));
+  }
+  va_end(ap);
+}
+
+/* The 1D local sizes each kernel runs with (0: none given); the global size is rounded up
+ * to a multiple of the local size and the kernels' models cover the rounded size. */
+static const size_t locals[] = {0, 1, 5, 16, 64};
+#define LOCALS (sizeof locals / sizeof locals[0])
+
+static size_t run_1d(struct fixture *f, cl_kernel k, size_t n, size_t local) {
+  size_t global = local ? (n + local - 1) / local * local : n;
+  assert_cl_success(clEnqueueNDRangeKernel(f->env.queue, k, 1, NULL, &global, local ? &local : NULL, 0, NULL, NULL));
+  assert_cl_success(clFinish(f->env.queue));
+  return global;
+}
+
+static void read(struct fixture *f, cl_mem m, size_t bytes, void *out) {
+  assert_cl_success(clEnqueueReadBuffer(f->env.queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
+}
+
+#define MAXG (N + 64)
+
+static void test_divergent_loop_live_outs(void **state) {
+  struct fixture *f = *state;
+  static cl_int in[MAXG], steps[MAXG], peak[MAXG];
+  for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)(i * 7 % 911) + 1;
+  cl_mem bin = buffer(f, sizeof in, in), bs = buffer(f, sizeof steps, NULL), bp = buffer(f, sizeof peak, NULL);
+  cl_kernel k = kernel(f, "collatz");
+  set_args(k, 3, bin, bs, bp);
+  for (size_t l = 0; l < LOCALS; l++) {
+    size_t g = run_1d(f, k, N, locals[l]);
+    read(f, bs, sizeof steps, steps);
+    read(f, bp, sizeof peak, peak);
+    for (size_t i = 0; i < g; i++) {
+      int v = in[i], n = 0, top = v;
+      while (v != 1 && n < 500) {
+        v = (v & 1) ? 3 * v + 1 : v / 2;
+        top = v > top ? v : top;
+        n++;
+      }
+      assert_int_equal(steps[i], n);
+      assert_int_equal(peak[i], top);
+    }
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bin);
+  clReleaseMemObject(bs);
+  clReleaseMemObject(bp);
+}
+
+static void test_branches_in_uniform_loop(void **state) {
+  struct fixture *f = *state;
+  static cl_int in[MAXG], out[MAXG];
+  for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)(i * 13 % 101) - 50;
+  cl_mem bin = buffer(f, sizeof in, in), bout = buffer(f, sizeof out, NULL);
+  cl_kernel k = kernel(f, "branches_in_loop");
+  set_args(k, 2, bin, bout);
+  cl_int n = 37, limit = N - 200;
+  assert_cl_success(clSetKernelArg(k, 2, sizeof n, &n));
+  assert_cl_success(clSetKernelArg(k, 3, sizeof limit, &limit));
+  for (size_t l = 0; l < LOCALS; l++) {
+    for (size_t i = 0; i < MAXG; i++) out[i] = 12345;
+    assert_cl_success(clEnqueueWriteBuffer(f->env.queue, bout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+    size_t g = run_1d(f, k, N, locals[l]);
+    read(f, bout, sizeof out, out);
+    for (size_t i = 0; i < g; i++) {
+      if (i >= (size_t)limit) {
+        assert_int_equal(out[i], 12345); /* returned early: untouched */
+        continue;
+      }
+      int acc = 0;
+      for (int kk = 0; kk < n; kk++) {
+        int x = in[i] + kk;
+        if (x % 3 == 0) acc += x;
+        else if (x % 3 == 1) acc ^= x << 1;
+        else {
+          acc -= kk;
+          if (acc < -1000) acc = -acc;
+        }
+      }
+      assert_int_equal(out[i], acc);
+    }
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bin);
+  clReleaseMemObject(bout);
+}
+
+static void test_divergent_loop_in_branch(void **state) {
+  struct fixture *f = *state;
+  static cl_int in[MAXG], out[MAXG];
+  for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)((i * 2654435761u) >> 8 & 0xfffff);
+  cl_mem bin = buffer(f, sizeof in, in), bout = buffer(f, sizeof out, NULL);
+  cl_kernel k = kernel(f, "loop_in_branch");
+  set_args(k, 2, bin, bout);
+  for (size_t l = 0; l < LOCALS; l++) {
+    size_t g = run_1d(f, k, N, locals[l]);
+    read(f, bout, sizeof out, out);
+    for (size_t i = 0; i < g; i++) {
+      int v = in[i], r = -1;
+      if (v % 4 != 0) {
+        r = 0;
+        while (v > 0) {
+          r += v & 3;
+          v >>= 2;
+        }
+      }
+      assert_int_equal(out[i], r);
+    }
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bin);
+  clReleaseMemObject(bout);
+}
+
+static void test_uniform_work_in_divergent_branch(void **state) {
+  struct fixture *f = *state;
+  static cl_int table[64], out[MAXG];
+  for (int i = 0; i < 64; i++) table[i] = i * 3 - 20;
+  cl_mem bt = buffer(f, sizeof table, table), bout = buffer(f, sizeof out, NULL);
+  cl_kernel k = kernel(f, "uniform_in_branch");
+  set_args(k, 2, bt, bout);
+  cl_int n = 64;
+  assert_cl_success(clSetKernelArg(k, 2, sizeof n, &n));
+  for (size_t l = 0; l < LOCALS; l++) {
+    size_t g = run_1d(f, k, N, locals[l]);
+    read(f, bout, sizeof out, out);
+    for (size_t i = 0; i < g; i++) {
+      int acc = (int)i;
+      if (i % 3 != 0)
+        for (int kk = 1; kk < n; kk++) acc += table[kk] * table[0];
+      assert_int_equal(out[i], acc);
+    }
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bt);
+  clReleaseMemObject(bout);
+}
+
+static void test_condition_chains_on_negative_ids(void **state) {
+  struct fixture *f = *state;
+  enum { W = 37, H = 11, GX = 48, GY = 16 };
+  static cl_int in[W * H], out[GX * GY];
+  for (int i = 0; i < W * H; i++) in[i] = i * 5 + 1;
+  cl_mem bin = buffer(f, sizeof in, in), bout = buffer(f, sizeof out, NULL);
+  cl_kernel k = kernel(f, "window");
+  set_args(k, 2, bin, bout);
+  cl_int w = W, h = H;
+  assert_cl_success(clSetKernelArg(k, 2, sizeof w, &w));
+  assert_cl_success(clSetKernelArg(k, 3, sizeof h, &h));
+  const size_t local2[][2] = {{0, 0}, {16, 4}, {8, 2}, {3, 1}, {48, 1}};
+  for (size_t l = 0; l < sizeof local2 / sizeof local2[0]; l++) {
+    size_t global[2] = {GX, GY};
+    assert_cl_success(clEnqueueNDRangeKernel(f->env.queue, k, 2, NULL, global, local2[l][0] ? local2[l] : NULL, 0,
+                                             NULL, NULL));
+    read(f, bout, sizeof out, out);
+    for (int gy = 0; gy < GY; gy++)
+      for (int gx = 0; gx < GX; gx++) {
+        int x = gx - 2, y = gy - 1, s = 0;
+        for (int d = -1; d <= 1; d++)
+          if (x + d >= 0 && x + d < W && y >= 0 && y < H) s += in[y * W + x + d];
+        assert_int_equal(out[gy * GX + gx], s);
+      }
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bin);
+  clReleaseMemObject(bout);
+}
+
+static void test_private_array_by_data(void **state) {
+  struct fixture *f = *state;
+  static cl_int in[MAXG], out[MAXG];
+  for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)(i * 29 % 1000);
+  cl_mem bin = buffer(f, sizeof in, in), bout = buffer(f, sizeof out, NULL);
+  cl_kernel k = kernel(f, "private_array");
+  set_args(k, 2, bin, bout);
+  for (size_t l = 0; l < LOCALS; l++) {
+    size_t g = run_1d(f, k, N, locals[l]);
+    read(f, bout, sizeof out, out);
+    for (size_t i = 0; i < g; i++) {
+      int t[16], s = 0;
+      for (int kk = 0; kk < 16; kk++) t[kk] = in[i] * kk + (int)i;
+      for (int kk = 0; kk < 4; kk++) s += t[(in[i] + kk * 5) & 15];
+      assert_int_equal(out[i], s);
+    }
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bin);
+  clReleaseMemObject(bout);
+}
+
+static void test_atomics_in_divergent_loop(void **state) {
+  struct fixture *f = *state;
+  static cl_int in[MAXG];
+  for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)(i * 31 % 17);
+  cl_mem bin = buffer(f, sizeof in, in), bins = buffer(f, 8 * sizeof(cl_int), NULL);
+  cl_kernel k = kernel(f, "histogram");
+  set_args(k, 2, bin, bins);
+  for (size_t l = 0; l < LOCALS; l++) {
+    cl_int zero[8] = {0}, got[8], want[8] = {0};
+    assert_cl_success(clEnqueueWriteBuffer(f->env.queue, bins, CL_TRUE, 0, sizeof zero, zero, 0, NULL, NULL));
+    size_t g = run_1d(f, k, N, locals[l]);
+    read(f, bins, sizeof got, got);
+    for (size_t i = 0; i < g; i++)
+      for (int kk = 0; kk < in[i] % 5; kk++) want[(i + (size_t)kk) % 8]++;
+    for (int b = 0; b < 8; b++) assert_int_equal(got[b], want[b]);
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bin);
+  clReleaseMemObject(bins);
+}
+
+static void test_strided_and_gathered(void **state) {
+  struct fixture *f = *state;
+  enum { K = 9 };
+  static cl_int in[3 * MAXG + K], index[MAXG], out[2 * MAXG];
+  for (size_t i = 0; i < 3 * MAXG + K; i++) in[i] = (cl_int)(i % 23) - 11;
+  for (size_t i = 0; i < MAXG; i++) index[i] = (cl_int)((i * 577) % (3 * MAXG));
+  cl_mem bin = buffer(f, sizeof in, in), bidx = buffer(f, sizeof index, index), bout = buffer(f, sizeof out, NULL);
+  cl_kernel k = kernel(f, "strided");
+  set_args(k, 3, bin, bidx, bout);
+  cl_int n = K;
+  assert_cl_success(clSetKernelArg(k, 3, sizeof n, &n));
+  for (size_t l = 0; l < LOCALS; l++) {
+    size_t g = run_1d(f, k, N, locals[l]);
+    read(f, bout, sizeof out, out);
+    for (size_t i = 0; i < g; i++) {
+      int s = 0;
+      for (int kk = 0; kk < K; kk++) s += in[3 * i + kk] * in[index[i] + kk];
+      assert_int_equal(out[2 * i + 1], s);
+      assert_int_equal(out[2 * i], -s);
+    }
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bin);
+  clReleaseMemObject(bidx);
+  clReleaseMemObject(bout);
+}
+
+static void test_matrix_product_2d(void **state) {
+  struct fixture *f = *state;
+  enum { M = 60 };
+  static cl_float a[M * M], b[M * M], c[M * M];
+  for (int i = 0; i < M * M; i++) {
+    a[i] = (float)(i % 13) * 0.25f - 1.0f;
+    b[i] = (float)(i % 7) * 0.5f - 1.5f;
+  }
+  cl_mem ba = buffer(f, sizeof a, a), bb = buffer(f, sizeof b, b), bc = buffer(f, sizeof c, NULL);
+  cl_kernel k = kernel(f, "matmul");
+  cl_int n = M;
+  assert_cl_success(clSetKernelArg(k, 0, sizeof n, &n));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof ba, &ba));
+  assert_cl_success(clSetKernelArg(k, 2, sizeof bb, &bb));
+  assert_cl_success(clSetKernelArg(k, 3, sizeof bc, &bc));
+  const size_t local2[][2] = {{0, 0}, {20, 3}, {12, 5}, {60, 1}, {1, 60}};
+  for (size_t l = 0; l < sizeof local2 / sizeof local2[0]; l++) {
+    size_t global[2] = {M, M};
+    memset(c, 0, sizeof c);
+    assert_cl_success(clEnqueueWriteBuffer(f->env.queue, bc, CL_TRUE, 0, sizeof c, c, 0, NULL, NULL));
+    assert_cl_success(clEnqueueNDRangeKernel(f->env.queue, k, 2, NULL, global, local2[l][0] ? local2[l] : NULL, 0,
+                                             NULL, NULL));
+    read(f, bc, sizeof c, c);
+    for (int row = 0; row < M; row++)
+      for (int col = 0; col < M; col++) {
+        float sum = 0.0f;
+        for (int kk = 0; kk < M; kk++) sum += a[row * M + kk] * b[kk * M + col];
+        /* exact in float: every product and partial sum is a multiple of 1/8 below 2^11 */
+        assert_true(c[row * M + col] == sum);
+      }
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(ba);
+  clReleaseMemObject(bb);
+  clReleaseMemObject(bc);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_divergent_loop_live_outs),   cmocka_unit_test(test_branches_in_uniform_loop),
+      cmocka_unit_test(test_divergent_loop_in_branch),   cmocka_unit_test(test_uniform_work_in_divergent_branch),
+      cmocka_unit_test(test_condition_chains_on_negative_ids), cmocka_unit_test(test_private_array_by_data),
+      cmocka_unit_test(test_atomics_in_divergent_loop),  cmocka_unit_test(test_strided_and_gathered),
+      cmocka_unit_test(test_matrix_product_2d),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
