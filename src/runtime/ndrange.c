@@ -14,11 +14,14 @@
 #include "runtime/queue.h"
 
 #include "device/cpu/ndrange_executor.h"
+#include "device/cpu/topology.h"
 #include "device/cpu/worker_pool.h"
 
 #include <CL/cl_ext.h>
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The command's payload: the launch, then (when it fits) the argument block inline. */
@@ -136,10 +139,12 @@ static bool args_fit_inline(const struct kiln_kernel_desc *desc) {
 
 /* Copies the argument block into `args`, resolving buffers to storage pointers and images
  * to their kernel view (image.h), holding both, and laying out local memory. Returns the
- * local bytes per group. */
-static uint64_t snapshot_args(cl_kernel kernel, struct kiln_command *command, unsigned char *args) {
+ * local bytes per group; *buffer_bytes: the sizes of the buffer arguments, added up. */
+static uint64_t snapshot_args(cl_kernel kernel, struct kiln_command *command, unsigned char *args,
+                              uint64_t *buffer_bytes) {
   const struct kiln_kernel_desc *desc = kernel->desc;
   memcpy(args, kernel->args, desc->args_block_size);
+  *buffer_bytes = 0;
   for (uint32_t i = 0; i < desc->num_args; i++) {
     enum kiln_arg_kind kind = desc->args[i].kind;
     if (!is_mem_arg(kind)) continue;
@@ -148,8 +153,28 @@ static uint64_t snapshot_args(cl_kernel kernel, struct kiln_command *command, un
     void *pointer = !mem ? NULL : kind == KILN_ARG_IMAGE ? (void *)&mem->image->device : (void *)mem->storage;
     memcpy(args + desc->args[i].offset, &pointer, sizeof pointer);
     if (mem) kiln_command_hold(command, &mem->obj);
+    if (mem && kind != KILN_ARG_IMAGE) *buffer_bytes += mem->size;
   }
   return kiln_kernel_local_mem_layout(kernel, args);
+}
+
+/* Whether a launch over buffers of `bytes` in all asks its launcher for non-temporal stores
+ * (KILN_NDRANGE_STREAMING_STORES): when they cannot all stay in the last-level cache, the
+ * stored lines would be evicted before anyone reads them, and ordinary stores read each line
+ * first. Below that, the next kernel finds the output in the cache. */
+static bool streams_stores(uint64_t bytes) {
+  /* KILN_STREAMING_STORES=0: never, 1: always (to test or compare); read once. */
+  static atomic_int forced = -2;
+  int force = atomic_load_explicit(&forced, memory_order_relaxed);
+  if (force == -2) {
+    const char *env = getenv("KILN_STREAMING_STORES");
+    force = env && strcmp(env, "0") == 0 ? 0 : env && strcmp(env, "1") == 0 ? 1 : -1;
+    atomic_store_explicit(&forced, force, memory_order_relaxed);
+  }
+  if (force >= 0) return force;
+  const struct kiln_cpu_topology *topology = kiln_cpu_topology_get();
+  uint64_t cache = topology->l3_cache_bytes ? topology->l3_cache_bytes : topology->l2_cache_bytes;
+  return bytes > (cache ? cache : 32u << 20);
 }
 
 cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kernel, cl_uint work_dim,
@@ -216,12 +241,13 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
     return CL_OUT_OF_HOST_MEMORY;
   }
   kiln_command_hold(command, &kernel->obj); /* keeps the program and its code alive */
-  launch->local_mem_bytes = snapshot_args(kernel, command, args);
+  uint64_t buffer_bytes;
+  launch->local_mem_bytes = snapshot_args(kernel, command, args, &buffer_bytes);
   launch->args = args;
   launch->launcher = kernel->launcher;
   struct kiln_ndrange *range = &launch->range;
   range->work_dim = work_dim;
-  range->reserved = 0;
+  range->flags = streams_stores(buffer_bytes) ? KILN_NDRANGE_STREAMING_STORES : 0;
   for (cl_uint d = 0; d < 3; d++) {
     bool used = d < work_dim;
     range->global_offset[d] = used && global_work_offset ? global_work_offset[d] : 0;

@@ -448,6 +448,72 @@ static void vector_add(void **state) {
   built_free(&b);
 }
 
+/* Launches with KILN_NDRANGE_STREAMING_STORES take the non-temporal copies of streaming
+ * stores (compiler/streaming_stores.hpp) where the address is aligned, the ordinary stores
+ * elsewhere: the same results either way, for aligned and misaligned buffers, partial
+ * groups, and kernels whose stores do not stream (read back, gaps). */
+static const char streaming_src[] = PRELUDE
+    "__kernel void add(__global const float *a, __global const float *b, __global float *c) {\n"
+    "  size_t i = GID(0);\n"
+    "  c[i] = a[i] + b[i];\n"
+    "}\n"
+    "__kernel void accumulate(__global const float *a, __global const float *b, __global float *c) {\n"
+    "  size_t i = GID(0);\n"
+    "  c[i] += a[i] * b[i];\n"
+    "}\n"
+    "__kernel void spread(__global const float *a, __global const float *b, __global float *c) {\n"
+    "  size_t i = GID(0);\n"
+    "  c[2 * i] = a[i] - b[i];\n"
+    "}\n";
+
+static void streaming_stores(void **state) {
+  (void)state;
+  struct built b = build(streaming_src, NULL);
+  enum { N = 1000 };
+  enum { ROOM = 4096 * sizeof(float) }; /* a multiple of the alignment, past 2 * N + 1 floats */
+  float *a = aligned_alloc(64, ROOM), *bb = aligned_alloc(64, ROOM), *c = aligned_alloc(64, ROOM);
+  float *expect = malloc(2 * N * sizeof *expect);
+  const char *names[] = {"add", "accumulate", "spread"};
+  for (int kernel = 0; kernel < 3; kernel++) {
+    size_t index = 0;
+    const struct kiln_kernel_desc *k = kernel_named(b.exe, names[kernel], &index);
+    kiln_launcher_fn fn = kiln_jit_launcher(b.jit, index);
+    assert_non_null(fn);
+    for (unsigned variant = 0; variant < 8; variant++) {
+      uint32_t flags = variant & 1 ? KILN_NDRANGE_STREAMING_STORES : 0;
+      size_t shift = variant & 2 ? 1 : 0;          /* c one float off its 64-byte alignment */
+      uint64_t local = variant & 4 ? 7 : 64;       /* partial groups, odd vector starts */
+      float *cs = c + shift;
+      for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        bb[i] = 0.25f * (float)(i % 13);
+      }
+      for (int i = 0; i < 2 * N; i++) cs[i] = expect[i] = (float)(i % 5);
+      for (int i = 0; i < N; i++) {
+        if (kernel == 0) expect[i] = a[i] + bb[i];
+        if (kernel == 1) expect[i] += a[i] * bb[i];
+        if (kernel == 2) expect[2 * i] = a[i] - bb[i];
+      }
+      unsigned char block[64] __attribute__((aligned(16))) = {0};
+      put_arg(block, k, 0, &a, sizeof a);
+      put_arg(block, k, 1, &bb, sizeof bb);
+      put_arg(block, k, 2, &cs, sizeof cs);
+      struct kiln_ndrange nd = ndrange(1, NULL, (uint64_t[]){N}, (uint64_t[]){local});
+      nd.flags = flags;
+      uint64_t groups = group_total(&nd), half = groups / 2;
+      assert_int_equal(fn(block, &nd, 0, half, NULL), 0);
+      assert_int_equal(fn(block, &nd, half, groups - half, NULL), 0);
+      for (int i = 0; i < 2 * N; i++)
+        if (cs[i] != expect[i]) fail_msg("%s, variant %u: c[%d] = %g, not %g", names[kernel], variant, i, cs[i], expect[i]);
+    }
+  }
+  free(a);
+  free(bb);
+  free(c);
+  free(expect);
+  built_free(&b);
+}
+
 /* Every work-item records its global id, local id, group id and the sizes it sees. */
 static const char ndrange_src[] = PRELUDE
     "__kernel void where(__global ulong *out, uint stride) {\n"
@@ -942,7 +1008,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(kernel_descriptions),   cmocka_unit_test(loop_detection),
       cmocka_unit_test(stack_sizes),           cmocka_unit_test(compiler_faults),
       cmocka_unit_test(link_errors),
-      cmocka_unit_test(vector_add),            cmocka_unit_test(ndrange_3d),
+      cmocka_unit_test(vector_add),            cmocka_unit_test(streaming_stores),
+      cmocka_unit_test(ndrange_3d),
       cmocka_unit_test(local_memory),          cmocka_unit_test(options_reach_clang),
       cmocka_unit_test(binaries),              cmocka_unit_test(by_value_arguments),
       cmocka_unit_test(builtin_library),       cmocka_unit_test(barriers),

@@ -13,12 +13,16 @@
  * functions need no special case for them. */
 struct kiln_ndrange {
   uint32_t work_dim;
-  uint32_t reserved;
+  uint32_t flags;          /* KILN_NDRANGE_* */
   uint64_t global_offset[3];
   uint64_t global_size[3];
   uint64_t local_size[3];  /* the enqueued (uniform) local size */
   uint64_t num_groups[3];  /* ceil(global_size / local_size): the last group may be partial */
 };
+
+/* The launch's buffers exceed the cache: launchers use non-temporal stores where they have
+ * them (compiler/streaming_stores.hpp). */
+#define KILN_NDRANGE_STREAMING_STORES 1u
 
 /* A work-group launcher, generated per kernel: runs the work-groups with linear ids
  * first_group .. first_group + group_count - 1 (x fastest, then y, then z), each with

@@ -4,6 +4,7 @@
 // for the launchers, optimized (O3, or O0 with -cl-opt-disable) and compiled by an ORC
 // LLJIT for the host CPU and its features.
 #include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/compiler/streaming_stores.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
 
 #include <llvm/ExecutionEngine/ObjectCache.h>
@@ -290,6 +291,9 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
     return fail("invalid launcher code: " + verify_os.str());
   }
   optimize(*m, **tm, opt_disable);
+  // By name: optimization may have replaced the functions built above.
+  for (size_t i = 0; i < kernels.size() && !opt_disable; i++)
+    if (Function *l = m->getFunction(launcher_name(i))) kiln::add_streaming_stores(*l);
   static const bool dump_ir = getenv("KILN_DEBUG_IR") != nullptr;
   if (dump_ir) m->print(errs(), nullptr);
 
