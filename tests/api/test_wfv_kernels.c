@@ -11,6 +11,7 @@
  * gathered accesses; a 2D float kernel. CTest runs the suite as is (Kiln decides), with
  * KILN_VECTORIZE=0 (no vectorization: the same answers) and with other vector widths. */
 #include "kiln_test.h"
+#include "kiln_test_program_fixture.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -92,49 +93,12 @@ static const char *source =
 
 #define N 1003
 
-struct fixture {
-  struct kiln_test_env env;
-  cl_program program;
-};
-
-static int setup(void **state) {
-  struct fixture *f = calloc(1, sizeof *f);
-  void *env_state = NULL;
-  if (!f || kiln_test_env_setup(&env_state) != 0) return -1;
-  f->env = *(struct kiln_test_env *)env_state;
-  free(env_state);
-  cl_int err;
-  f->program = clCreateProgramWithSource(f->env.context, 1, &source, NULL, &err);
-  if (err != CL_SUCCESS || clBuildProgram(f->program, 1, &f->env.device, "", NULL, NULL) != CL_SUCCESS) return -1;
-  *state = f;
-  return 0;
+static int setup(void **state) { return kiln_program_fixture_setup(state, source); }
+static int teardown(void **state) { return kiln_program_fixture_teardown(state); }
+static cl_mem buffer(struct kiln_program_fixture *f, size_t bytes, const void *data) {
+  return kiln_program_fixture_buffer(f, bytes, data);
 }
-
-static int teardown(void **state) {
-  struct fixture *f = *state;
-  clReleaseProgram(f->program);
-  struct kiln_test_env *env = malloc(sizeof *env); /* kiln_test_env_teardown frees its state */
-  if (!env) return -1;
-  *env = f->env;
-  void *env_state = env;
-  free(f);
-  return kiln_test_env_teardown(&env_state);
-}
-
-static cl_mem buffer(struct fixture *f, size_t bytes, const void *data) {
-  cl_int err;
-  cl_mem m = clCreateBuffer(f->env.context, CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                            (void *)data, &err);
-  assert_cl_success(err);
-  return m;
-}
-
-static cl_kernel kernel(struct fixture *f, const char *name) {
-  cl_int err;
-  cl_kernel k = clCreateKernel(f->program, name, &err);
-  assert_cl_success(err);
-  return k;
-}
+static cl_kernel kernel(struct kiln_program_fixture *f, const char *name) { return kiln_program_fixture_kernel(f, name); }
 
 static void set_args(cl_kernel k, int count, ...) {
   va_list ap;
@@ -151,21 +115,21 @@ static void set_args(cl_kernel k, int count, ...) {
 static const size_t locals[] = {0, 1, 5, 16, 64};
 #define LOCALS (sizeof locals / sizeof locals[0])
 
-static size_t run_1d(struct fixture *f, cl_kernel k, size_t n, size_t local) {
+static size_t run_1d(struct kiln_program_fixture *f, cl_kernel k, size_t n, size_t local) {
   size_t global = local ? (n + local - 1) / local * local : n;
   assert_cl_success(clEnqueueNDRangeKernel(f->env.queue, k, 1, NULL, &global, local ? &local : NULL, 0, NULL, NULL));
   assert_cl_success(clFinish(f->env.queue));
   return global;
 }
 
-static void read(struct fixture *f, cl_mem m, size_t bytes, void *out) {
+static void read(struct kiln_program_fixture *f, cl_mem m, size_t bytes, void *out) {
   assert_cl_success(clEnqueueReadBuffer(f->env.queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
 }
 
 #define MAXG (N + 64)
 
 static void test_divergent_loop_live_outs(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_int in[MAXG], steps[MAXG], peak[MAXG];
   for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)(i * 7 % 911) + 1;
   cl_mem bin = buffer(f, sizeof in, in), bs = buffer(f, sizeof steps, NULL), bp = buffer(f, sizeof peak, NULL);
@@ -193,7 +157,7 @@ static void test_divergent_loop_live_outs(void **state) {
 }
 
 static void test_branches_in_uniform_loop(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_int in[MAXG], out[MAXG];
   for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)(i * 13 % 101) - 50;
   cl_mem bin = buffer(f, sizeof in, in), bout = buffer(f, sizeof out, NULL);
@@ -231,7 +195,7 @@ static void test_branches_in_uniform_loop(void **state) {
 }
 
 static void test_divergent_loop_in_branch(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_int in[MAXG], out[MAXG];
   for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)((i * 2654435761u) >> 8 & 0xfffff);
   cl_mem bin = buffer(f, sizeof in, in), bout = buffer(f, sizeof out, NULL);
@@ -258,7 +222,7 @@ static void test_divergent_loop_in_branch(void **state) {
 }
 
 static void test_uniform_work_in_divergent_branch(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_int table[64], out[MAXG];
   for (int i = 0; i < 64; i++) table[i] = i * 3 - 20;
   cl_mem bt = buffer(f, sizeof table, table), bout = buffer(f, sizeof out, NULL);
@@ -282,7 +246,7 @@ static void test_uniform_work_in_divergent_branch(void **state) {
 }
 
 static void test_condition_chains_on_negative_ids(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   enum { W = 37, H = 11, GX = 48, GY = 16 };
   static cl_int in[W * H], out[GX * GY];
   for (int i = 0; i < W * H; i++) in[i] = i * 5 + 1;
@@ -312,7 +276,7 @@ static void test_condition_chains_on_negative_ids(void **state) {
 }
 
 static void test_private_array_by_data(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_int in[MAXG], out[MAXG];
   for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)(i * 29 % 1000);
   cl_mem bin = buffer(f, sizeof in, in), bout = buffer(f, sizeof out, NULL);
@@ -334,7 +298,7 @@ static void test_private_array_by_data(void **state) {
 }
 
 static void test_atomics_in_divergent_loop(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_int in[MAXG];
   for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)(i * 31 % 17);
   cl_mem bin = buffer(f, sizeof in, in), bins = buffer(f, 8 * sizeof(cl_int), NULL);
@@ -355,7 +319,7 @@ static void test_atomics_in_divergent_loop(void **state) {
 }
 
 static void test_strided_and_gathered(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   enum { K = 9 };
   static cl_int in[3 * MAXG + K], index[MAXG], out[2 * MAXG];
   for (size_t i = 0; i < 3 * MAXG + K; i++) in[i] = (cl_int)(i % 23) - 11;
@@ -382,7 +346,7 @@ static void test_strided_and_gathered(void **state) {
 }
 
 static void test_matrix_product_2d(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   enum { M = 60 };
   static cl_float a[M * M], b[M * M], c[M * M];
   for (int i = 0; i < M * M; i++) {

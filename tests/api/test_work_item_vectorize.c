@@ -7,6 +7,7 @@
  * the suite as is (Kiln decides) and with KILN_WORK_ITEM_VECTORIZE=force (every loop that can
  * be widened is). Odd sizes leave remainders for the scalar tail loop. */
 #include "kiln_test.h"
+#include "kiln_test_program_fixture.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -47,53 +48,16 @@ static const char *source =
 
 #define N 1003 /* not a multiple of any vector width */
 
-struct fixture {
-  struct kiln_test_env env;
-  cl_program program;
-};
-
-static int setup(void **state) {
-  struct fixture *f = calloc(1, sizeof *f);
-  void *env_state = NULL;
-  if (!f || kiln_test_env_setup(&env_state) != 0) return -1;
-  f->env = *(struct kiln_test_env *)env_state;
-  free(env_state);
-  cl_int err;
-  f->program = clCreateProgramWithSource(f->env.context, 1, &source, NULL, &err);
-  if (err != CL_SUCCESS || clBuildProgram(f->program, 1, &f->env.device, "", NULL, NULL) != CL_SUCCESS) return -1;
-  *state = f;
-  return 0;
+static int setup(void **state) { return kiln_program_fixture_setup(state, source); }
+static int teardown(void **state) { return kiln_program_fixture_teardown(state); }
+static cl_mem buffer(struct kiln_program_fixture *f, size_t bytes, const void *data) {
+  return kiln_program_fixture_buffer(f, bytes, data);
 }
+static cl_kernel kernel(struct kiln_program_fixture *f, const char *name) { return kiln_program_fixture_kernel(f, name); }
 
-static int teardown(void **state) {
-  struct fixture *f = *state;
-  clReleaseProgram(f->program);
-  struct kiln_test_env *env = malloc(sizeof *env); /* kiln_test_env_teardown frees its state */
-  if (!env) return -1;
-  *env = f->env;
-  void *env_state = env;
-  free(f);
-  return kiln_test_env_teardown(&env_state);
-}
-
-static cl_mem buffer(struct fixture *f, size_t bytes, const void *data) {
-  cl_int err;
-  cl_mem m = clCreateBuffer(f->env.context, CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                            (void *)data, &err);
-  assert_cl_success(err);
-  return m;
-}
-
-static void run(struct fixture *f, cl_kernel k, size_t global, const size_t *local) {
+static void run(struct kiln_program_fixture *f, cl_kernel k, size_t global, const size_t *local) {
   assert_cl_success(clEnqueueNDRangeKernel(f->env.queue, k, 1, NULL, &global, local, 0, NULL, NULL));
   assert_cl_success(clFinish(f->env.queue));
-}
-
-static cl_kernel kernel(struct fixture *f, const char *name) {
-  cl_int err;
-  cl_kernel k = clCreateKernel(f->program, name, &err);
-  assert_cl_success(err);
-  return k;
 }
 
 /* Pseudo-random indices into [0, range). */
@@ -102,7 +66,7 @@ static void random_indices(cl_int *index, size_t count, cl_int range, cl_uint se
 }
 
 static void test_float4_gather_blend(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_float in[(N + 1) * 4], out[N * 4];
   static cl_int index[N];
   for (size_t i = 0; i < (N + 1) * 4; i++) in[i] = (float)(i % 97) * 0.25f - 7.0f;
@@ -132,7 +96,7 @@ static void test_float4_gather_blend(void **state) {
 }
 
 static void test_uchar4_gather_and_store(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_uchar in[N * 4], out[N * 4];
   static cl_int index[N];
   for (size_t i = 0; i < N * 4; i++) in[i] = (cl_uchar)(i * 37 + 5);
@@ -158,7 +122,7 @@ static void test_uchar4_gather_and_store(void **state) {
 }
 
 static void test_private_arrays_stay_per_work_item(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_int in[N], out[N];
   cl_uint seed = 5;
   kiln_test_random_ints(&seed, in, N, 1000);
@@ -179,7 +143,7 @@ static void test_private_arrays_stay_per_work_item(void **state) {
 }
 
 static void test_local_slots_without_barrier(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_float in[N], out[N];
   for (int i = 0; i < N; i++) in[i] = (float)i * 0.5f;
   cl_mem bin = buffer(f, sizeof in, in), bout = buffer(f, sizeof out, NULL);
@@ -197,7 +161,7 @@ static void test_local_slots_without_barrier(void **state) {
 }
 
 static void test_atomics_from_every_work_item(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_int in[N];
   cl_uint seed = 77;
   kiln_test_random_ints(&seed, in, N, 1 << 20);
@@ -217,7 +181,7 @@ static void test_atomics_from_every_work_item(void **state) {
 }
 
 static void test_read_then_write_same_element(void **state) {
-  struct fixture *f = *state;
+  struct kiln_program_fixture *f = *state;
   static cl_float data[N * 2], out[N * 2];
   for (int i = 0; i < N * 2; i++) data[i] = (float)(i % 13) - 3.0f;
   cl_mem b = buffer(f, sizeof data, data);
