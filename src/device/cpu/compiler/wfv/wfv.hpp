@@ -5,12 +5,13 @@
 // that are affine in the lane (ids, addresses of consecutive elements) stay scalar plus a
 // stride, all others become vectors; divergent branches and loops run under lane
 // predicates. The launcher (launcher.cpp) calls it for whole vectors of work-items and the
-// scalar kernel for the rest. A sub-group is one such vector.
+// scalar kernel for the rest. Sub-groups (not offered yet) are to be one such vector each.
 //
-// Three steps, one file each:
-//   prepare.cpp    inline, simplify, split OpenCL vectors into scalars, canonical loops
-//   linearize.cpp  divergent control flow -> predicated straight-line code (scalar IR)
-//   widen.cpp      shapes (shape.cpp) and the vector function
+// Files: prepare.cpp (inline, simplify, split OpenCL vectors into scalars, canonical
+// loops), divergence.cpp (what differs between lanes, for LLVM's uniformity analysis),
+// linearize.cpp (divergent control flow -> predicated code, scalar IR), shape.cpp (uniform /
+// affine / varying values, access kinds), widen.cpp (the vector function), vectorize.cpp
+// (the whole of it, switches), describe.cpp (a C view of the decisions, for unit tests).
 #ifndef KILN_DEVICE_CPU_COMPILER_WFV_HPP
 #define KILN_DEVICE_CPU_COMPILER_WFV_HPP
 
