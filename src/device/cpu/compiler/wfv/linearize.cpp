@@ -95,7 +95,7 @@ class Linearizer {
 
   Value *and_pred(IRBuilder<> &b, Value *p, Value *c) { return p ? b.CreateAnd(p, c) : c; }
 
-  // The blocks of loop `header` (null: the function) outside its subloops.
+  // The blocks of `loop` (null: the function) outside its subloops.
   std::vector<BasicBlock *> level_blocks(Loop *loop) {
     std::vector<BasicBlock *> blocks;
     for (BasicBlock &bb : f_)
