@@ -20,6 +20,10 @@
 #include <utility>
 #include <vector>
 
+namespace llvm {
+class PassBuilder;
+}
+
 struct kiln_module {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
@@ -141,6 +145,10 @@ llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_ke
 llvm::Function *build_image_launchers(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
                                       const LocalLayout &locals, const std::string &name, bool specialize,
                                       std::string &error);
+// Runs over `f` the function passes `add` puts in a pass manager, with LLVM's analyses
+// registered on a PassBuilder without a target (launcher.cpp).
+void run_function_passes(llvm::Function &f,
+                         const std::function<void(llvm::PassBuilder &, llvm::FunctionPassManager &)> &add);
 // Inlines every call of a defined function into `f`, repeatedly (OpenCL C has no recursion);
 // false with `error` when a call cannot be inlined.
 bool inline_all(llvm::Function &f, std::string &error);

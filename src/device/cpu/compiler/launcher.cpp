@@ -222,21 +222,11 @@ bool value_escapes_block(const Instruction &inst) {
 // Promotes the front end's stack variables to SSA values first, so that only values that
 // really cross blocks end up in frames.
 void simplify(Function &f) {
-  LoopAnalysisManager lam;
-  FunctionAnalysisManager fam;
-  CGSCCAnalysisManager cgam;
-  ModuleAnalysisManager mam;
-  PassBuilder pb;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  FunctionPassManager fpm;
-  fpm.addPass(SROAPass(SROAOptions::PreserveCFG));
-  fpm.addPass(EarlyCSEPass());
-  fpm.addPass(InstCombinePass());
-  fpm.run(f, fam);
+  kiln::run_function_passes(f, [](PassBuilder &, FunctionPassManager &fpm) {
+    fpm.addPass(SROAPass(SROAOptions::PreserveCFG));
+    fpm.addPass(EarlyCSEPass());
+    fpm.addPass(InstCombinePass());
+  });
 }
 
 // Whether `inst` is live at a barrier: some use can be reached from a barrier that is
@@ -538,6 +528,22 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
 }  // namespace
 
 namespace kiln {
+
+void run_function_passes(Function &f, const std::function<void(PassBuilder &, FunctionPassManager &)> &add) {
+  LoopAnalysisManager lam;
+  FunctionAnalysisManager fam;
+  CGSCCAnalysisManager cgam;
+  ModuleAnalysisManager mam;
+  PassBuilder pb;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  FunctionPassManager fpm;
+  add(pb, fpm);
+  fpm.run(f, fam);
+}
 
 bool inline_all(Function &f, std::string &error) {
   for (int round = 0; round < 1000; round++) {

@@ -297,7 +297,7 @@ class Linearizer {
     std::map<std::pair<BasicBlock *, BasicBlock *>, Value *> edge;  // (source exit block, target) -> pred
     std::map<int, std::vector<std::pair<BasicBlock *, BasicBlock *>>> incoming;
     nodes[0].pred = preds_.lookup(d);
-    std::vector<BasicBlock *> guards(nodes.size(), nullptr), rejoins(nodes.size(), nullptr);
+    std::vector<BasicBlock *> guards(nodes.size(), nullptr);
     for (int n : order) {
       Node &node = nodes[n];
       if (n != 0) {
@@ -391,7 +391,6 @@ class Linearizer {
           for (Use *u : outside_uses) u->set(phi);
         }
       chain_to(node.exit, rejoin);
-      rb.SetInsertPoint(rejoin);  // the terminator comes with the next link
       BranchInst::Create(join, rejoin);
       preds_[guard] = node.pred;
       preds_[rejoin] = node.pred;

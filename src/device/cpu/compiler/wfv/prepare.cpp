@@ -18,31 +18,22 @@ namespace kiln::wfv {
 
 bool prepare(Function &f, std::string &why) {
   if (!inline_all(f, why)) return false;
-  LoopAnalysisManager lam;
-  FunctionAnalysisManager fam;
-  CGSCCAnalysisManager cgam;
-  ModuleAnalysisManager mam;
-  PassBuilder pb;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  // O2's function simplification: SROA, loop rotation (exits at the latch), LICM and trivial
-  // unswitching (uniform conditions hoisted out of loops), full unrolling of short loops.
-  FunctionPassManager fpm = pb.buildFunctionSimplificationPipeline(OptimizationLevel::O2, ThinOrFullLTOPhase::None);
-  // OpenCL vectors (a float4 position) as scalars: a vector of work-items of them is then
-  // one vector per component. Switches as branches, which linearization handles.
-  ScalarizerPassOptions scalarize;
-  scalarize.ScalarizeLoadStore = true;
-  fpm.addPass(ScalarizerPass(scalarize));
-  fpm.addPass(InstCombinePass());
-  fpm.addPass(LowerSwitchPass());
-  fpm.addPass(UnifyFunctionExitNodesPass());
-  fpm.addPass(LoopSimplifyPass());
-  fpm.addPass(LCSSAPass());
-  fpm.run(f, fam);
-  fam.clear(f, f.getName());
+  kiln::run_function_passes(f, [](PassBuilder &pb, FunctionPassManager &fpm) {
+    // O2's function simplification: SROA, loop rotation (exits at the latch), LICM and
+    // trivial unswitching (uniform conditions hoisted out of loops), full unrolling of
+    // short loops.
+    fpm = pb.buildFunctionSimplificationPipeline(OptimizationLevel::O2, ThinOrFullLTOPhase::None);
+    // OpenCL vectors (a float4 position) as scalars: a vector of work-items of them is then
+    // one vector per component. Switches as branches, which linearization handles.
+    ScalarizerPassOptions scalarize;
+    scalarize.ScalarizeLoadStore = true;
+    fpm.addPass(ScalarizerPass(scalarize));
+    fpm.addPass(InstCombinePass());
+    fpm.addPass(LowerSwitchPass());
+    fpm.addPass(UnifyFunctionExitNodesPass());
+    fpm.addPass(LoopSimplifyPass());
+    fpm.addPass(LCSSAPass());
+  });
   for (Instruction &inst : instructions(f)) {
     if (isa<UnreachableInst>(inst)) {
       why = "unreachable code";
