@@ -6,7 +6,8 @@
  * write_mem_fence; async_work_group_copy and async_work_group_strided_copy in both
  * directions with chained events, wait_group_events and prefetch; program-scope global
  * variables (initialized, zero-initialized, written by one launch and read by the next,
- * static variables in functions) and CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE. */
+ * static variables in functions) and CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE; values of
+ * several sizes kept per work-item across barriers, masked tree updates of local arrays. */
 #include "builtins_harness.h"
 
 /* BL: a barrier with the local fence, BG: with the global fence. */
@@ -182,6 +183,67 @@ static void test_uniform_values_across_barriers(void **state) {
   }
 }
 
+/* Values of several sizes kept per work-item across barriers (a char, a long, an int4, a
+ * private array: each has its own column of the frames, one element per work-item), and a
+ * tree reduction over local arrays of bytes, ints and longs whose vectorized updates are
+ * masked by the local id (local_masked_access.cpp: whole-vector loads and stores of local
+ * memory, skipped when no lane is active). */
+static const char *mixed_source =
+    "kernel void mixed(global const int *in, global long *out, local uchar *lc, local int *li, local long *ll) {\n"
+    "  size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);\n"
+    "  uchar c = (uchar)(in[g] * 7);\n"
+    "  long d = (long)in[g] << 33;\n"
+    "  int4 v = (int4)(in[g], in[g] + 1, in[g] * 2, -in[g]);\n"
+    "  int priv[5];\n"
+    "  for (int k = 0; k < 5; k++) priv[k] = in[g] + k * (int)l;\n"
+    "  lc[l] = c; li[l] = in[g]; ll[l] = d;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (size_t prev = n, s = (n + 1) / 2; prev > 1; prev = s, s = (s + 1) / 2) {\n"
+    "    if (l < prev - s) { lc[l] ^= lc[l + s]; li[l] += li[l + s]; ll[l] += ll[l + s]; }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  out[3 * g] = (long)lc[0] + c;\n"
+    "  out[3 * g + 1] = li[0] + v.x + v.y + v.z + v.w + priv[l % 5];\n"
+    "  out[3 * g + 2] = ll[0] + d;\n"
+    "}\n";
+
+static void check_mixed(struct kiln_test_env *env, size_t global, size_t local) {
+  cl_int *in = malloc(global * sizeof *in);
+  cl_long *out = calloc(3 * global, sizeof *out);
+  for (size_t i = 0; i < global; i++) in[i] = (cl_int)(i * 37 % 1001) - 500;
+  bt_run_source(env, mixed_source, BT_CL12, "mixed", global, local,
+                BT_ARGS(BT_IN(in, global * sizeof *in), BT_OUT(out, 3 * global * sizeof *out), BT_LOCAL(local),
+                        BT_LOCAL(local * sizeof(cl_int)), BT_LOCAL(local * sizeof(cl_long))));
+  for (size_t base = 0; base < global; base += local) {
+    size_t n = global - base < local ? global - base : local;
+    unsigned char x = 0;
+    cl_int sum = 0;
+    cl_long lsum = 0;
+    for (size_t l = 0; l < n; l++) {
+      x ^= (unsigned char)(in[base + l] * 7);
+      sum += in[base + l];
+      lsum += (cl_long)in[base + l] * ((cl_long)1 << 33);
+    }
+    for (size_t l = 0; l < n; l++) {
+      cl_int i = in[base + l];
+      cl_long want[3] = {(cl_long)x + (unsigned char)(i * 7), (cl_long)sum + i + (i + 1) + 2 * i - i + i + (cl_int)(l % 5) * (cl_int)l,
+                         lsum + i * ((cl_long)1 << 33)};
+      for (int k = 0; k < 3; k++)
+        if (out[3 * (base + l) + k] != want[k])
+          fail_msg("global %zu local %zu item %zu value %d: got %lld, want %lld", global, local, base + l, k,
+                   (long long)out[3 * (base + l) + k], (long long)want[k]);
+    }
+  }
+  free(in), free(out);
+}
+
+static void test_mixed_frames_and_masked_local_updates(void **state) {
+  check_mixed(*state, 4096, 256);
+  check_mixed(*state, 4096, 64);
+  check_mixed(*state, 999, 37); /* 27 groups of 37 */
+  check_mixed(*state, 64, 1);
+}
+
 /* Per group: 100 int4 (global -> local, modified, local -> global, two copies chained on
  * one event), 100 ints gathered with stride 3 and scattered with stride 5, 37 floats. */
 static const char *async_source =
@@ -327,6 +389,7 @@ int main(void) {
       cmocka_unit_test(test_barrier_cl12),          cmocka_unit_test(test_work_group_barrier_cl30),
       cmocka_unit_test(test_barrier_2d),            cmocka_unit_test(test_async_copies),
       cmocka_unit_test(test_program_scope_globals), cmocka_unit_test(test_uniform_values_across_barriers),
+      cmocka_unit_test(test_mixed_frames_and_masked_local_updates),
   };
   return cmocka_run_group_tests(tests, bt_setup, bt_teardown);
 }

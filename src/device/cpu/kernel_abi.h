@@ -29,12 +29,15 @@ struct kiln_ndrange {
  * its actual local size (smaller for the last group of a non-uniform NDRange).
  * `args` is the packed argument block; `local_mem` is this thread's block of local
  * memory, at least kiln_kernel_desc.static_local_bytes plus the dynamic local
- * arguments, aligned to KILN_LOCAL_MEM_ALIGN. Returns 0, or nonzero when it could not
- * run (kernels with barriers allocate their work-items' frames per call: out of memory). */
+ * arguments, aligned to KILN_LOCAL_MEM_ALIGN, with KILN_LOCAL_MEM_PADDING bytes before and
+ * after it that belong to the thread as well (whole-vector accesses of local memory may
+ * touch them; local_masked_access.cpp). Returns 0, or nonzero when it could not run
+ * (kernels with barriers allocate their work-items' frames per call: out of memory). */
 typedef int (*kiln_launcher_fn)(const void *args, const struct kiln_ndrange *ndrange, uint64_t first_group,
                                  uint64_t group_count, void *local_mem);
 
 #define KILN_LOCAL_MEM_ALIGN 128u
+#define KILN_LOCAL_MEM_PADDING 256u
 
 /* How an argument travels in the packed block. */
 enum kiln_arg_kind {

@@ -33,12 +33,12 @@ static void *local_memory(unsigned worker_id, uint64_t bytes) {
   if (block->size >= bytes && block->memory) return block->memory;
   uint64_t size = block->size ? block->size : MIN_LOCAL_BLOCK;
   while (size < bytes) size *= 2;
-  void *memory = aligned_alloc(KILN_LOCAL_MEM_ALIGN, size);
+  char *memory = aligned_alloc(KILN_LOCAL_MEM_ALIGN, size + 2 * KILN_LOCAL_MEM_PADDING);
   if (!memory) return NULL;
-  free(block->memory);
-  block->memory = memory;
+  if (block->memory) free((char *)block->memory - KILN_LOCAL_MEM_PADDING);
+  block->memory = memory + KILN_LOCAL_MEM_PADDING;
   block->size = size;
-  return memory;
+  return block->memory;
 }
 
 static uint64_t now_ns(void) {
@@ -87,7 +87,8 @@ bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t bat
 /* The blocks go when the library is unloaded (the worker pool has stopped by then or
  * stops in its own destructor; no batch runs at exit). */
 __attribute__((destructor)) static void blocks_free(void) {
-  for (unsigned i = 0; blocks && i < block_count; i++) free(blocks[i].memory);
+  for (unsigned i = 0; blocks && i < block_count; i++)
+    if (blocks[i].memory) free((char *)blocks[i].memory - KILN_LOCAL_MEM_PADDING);
   free(blocks);
   blocks = NULL;
 }

@@ -4,6 +4,7 @@
 // for the launchers, optimized (O3, or O0 with -cl-opt-disable) and compiled by an ORC
 // LLJIT for the host CPU and its features.
 #include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/compiler/local_masked_access.hpp"
 #include "device/cpu/compiler/streaming_stores.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
 
@@ -293,7 +294,10 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   optimize(*m, **tm, opt_disable);
   // By name: optimization may have replaced the functions built above.
   for (size_t i = 0; i < kernels.size() && !opt_disable; i++)
-    if (Function *l = m->getFunction(launcher_name(i))) kiln::add_streaming_stores(*l);
+    if (Function *l = m->getFunction(launcher_name(i))) {
+      kiln::lower_local_masked_accesses(*l);
+      kiln::add_streaming_stores(*l);
+    }
   static const bool dump_ir = getenv("KILN_DEBUG_IR") != nullptr;
   if (dump_ir) m->print(errs(), nullptr);
 

@@ -6,9 +6,9 @@
 // Kernels with barriers: continuation-based synchronization (Karrenberg & Hack, CGO'12).
 // The inlined body is split at every barrier into barrier-free regions. Values live across
 // a barrier are recomputed where cheap (arithmetic on arguments and work-item ids) or else
-// demoted to stack slots. Stack slots of values that differ between work-items live in a
-// per-work-item frame (one frame per work-item of the group, heap-allocated per launcher
-// call); those of values uniform across the group (LLVM's uniformity analysis; e.g. the
+// demoted to stack slots. Stack slots of values that differ between work-items live in
+// frames (per slot an array with an element per work-item of the group, heap-allocated per
+// launcher call); those of values uniform across the group (LLVM's uniformity analysis; e.g. the
 // stride of a tree reduction) live once per group, in two launcher-local buffers: a region
 // reads the "current" one when a work-item enters it and writes the "next" one when the
 // work-item leaves, and "next" becomes "current" once every work-item has run the region.
@@ -160,8 +160,16 @@ constexpr uint32_t EXIT_REGION = 0xffffffffu;
 struct SplitKernel {
   std::map<BasicBlock *, uint32_t> barrier_blocks;  // barrier block -> id of the region after it
   std::vector<Region> regions;                      // regions[0] starts at the entry
-  std::vector<std::pair<AllocaInst *, uint64_t>> slots;  // frame offsets
-  uint64_t frame_size = 0;   // the stride between work-items' frames: a multiple of frame_align
+  // Per-work-item slots, laid out slot by slot (structure of arrays): slot `a`'s copy of
+  // work-item `i` is at frames + items * offset + i * stride, so work-items next to each
+  // other in x have their copies next to each other, and a vector of them (the loop
+  // vectorizer's or wfv/'s) loads and stores them as one contiguous access.
+  struct Slot {
+    AllocaInst *alloca;
+    uint64_t offset, stride;  // stride: the slot's size rounded up to its alignment
+  };
+  std::vector<Slot> slots;
+  uint64_t frame_size = 0;   // the sum of the slots' strides: bytes per work-item
   uint64_t frame_align = 16; // the largest slot alignment; the frames start aligned to it too
   std::vector<std::pair<AllocaInst *, uint64_t>> uniform_slots;  // offsets in the uniform buffers
   uint64_t uniform_size = 0;
@@ -403,10 +411,16 @@ bool split_kernel(Function &w, SplitKernel &s, std::string &error) {
     uint64_t &max_align = is_uniform ? s.uniform_align : s.frame_align;
     size = (size + align - 1) / align * align;
     max_align = std::max(max_align, align);
-    (is_uniform ? s.uniform_slots : s.slots).emplace_back(a, size);
-    size += a->getAllocationSize(dl)->getFixedValue();
+    uint64_t bytes = a->getAllocationSize(dl)->getFixedValue();
+    if (is_uniform) {
+      s.uniform_slots.emplace_back(a, size);
+      size += bytes;
+    } else {
+      uint64_t stride = (bytes + align - 1) / align * align;
+      s.slots.push_back({a, size, stride});
+      size += stride;
+    }
   }
-  s.frame_size = (s.frame_size + s.frame_align - 1) / s.frame_align * s.frame_align;
   if (s.frame_size == 0) s.frame_size = s.frame_align;
 
   for (BasicBlock *start : region_starts) {
@@ -430,7 +444,8 @@ struct UniformBuffers {
 };
 
 void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::vector<Value *> &call_args,
-                  WorkItemValues &v, Value *frames, const UniformBuffers &uniform, AllocaInst *next_region) {
+                  WorkItemValues &v, Value *frames, Value *items, const UniformBuffers &uniform,
+                  AllocaInst *next_region) {
   LLVMContext &c = b.getContext();
   Function *f = b.GetInsertBlock()->getParent();
   b.CreateStore(b.getInt32(0), next_region);
@@ -452,12 +467,13 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
         emit_loop(b, v.local_size[0], "x", [&](Value *x) {
           v.local_id[0] = x;
           Value *linear = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(z, v.local_size[1]), y), v.local_size[0]), x);
-          Value *frame = b.CreateInBoundsGEP(b.getInt8Ty(), frames, b.CreateMul(linear, b.getInt64(s.frame_size)));
           ValueToValueMapTy vmap;
           for (unsigned i = 0; i < w.arg_size(); i++) vmap[w.getArg(i)] = call_args[i];
           std::vector<std::pair<AllocaInst *, Value *>> slot_ptrs;
-          for (auto &[a, offset] : s.slots)
-            slot_ptrs.emplace_back(a, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), frame, offset));
+          for (const SplitKernel::Slot &slot : s.slots) {
+            Value *column = b.CreateInBoundsGEP(b.getInt8Ty(), frames, b.CreateMul(items, b.getInt64(slot.offset)));
+            slot_ptrs.emplace_back(slot.alloca, b.CreateInBoundsGEP(b.getInt8Ty(), column, b.CreateMul(linear, b.getInt64(slot.stride))));
+          }
           BasicBlock *cont = BasicBlock::Create(c, "region" + std::to_string(r) + ".cont", f);
           std::vector<BasicBlock *> clones;
           for (BasicBlock *bb : region.blocks) {
@@ -673,7 +689,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     local_vars.emplace_back(gv, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local_base, offset, gv->getName()));
 
   // With barriers: one frame per work-item of a group, for the whole call.
-  Value *frames = nullptr, *frames_memory = nullptr;
+  Value *frames = nullptr, *frames_memory = nullptr, *items = nullptr;
   AllocaInst *next_region = nullptr;
   BasicBlock *no_memory = nullptr;
   UniformBuffers uniform{};
@@ -691,7 +707,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
       copy->setAlignment(a->getAlign());
       uniform.copies[a] = copy;
     }
-    Value *items = b.CreateMul(b.CreateMul(v.enqueued_local_size[0], v.enqueued_local_size[1]), v.enqueued_local_size[2]);
+    items = b.CreateMul(b.CreateMul(v.enqueued_local_size[0], v.enqueued_local_size[1]), v.enqueued_local_size[2]);
     uint64_t frames_align = std::max<uint64_t>(KILN_LOCAL_MEM_ALIGN, split.frame_align);
     Value *bytes = b.CreateAdd(b.CreateMul(items, b.getInt64(split.frame_size)), b.getInt64(frames_align));
     FunctionCallee malloc_fn = m.getOrInsertFunction("malloc", FunctionType::get(ptr, {i64}, false));
@@ -739,7 +755,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     v.local_size[d] = b.CreateBinaryIntrinsic(Intrinsic::umin, v.enqueued_local_size[d], left, nullptr, "local_size");
   }
   if (barriers) {
-    emit_regions(b, k, split, call_args, v, frames, uniform, next_region);
+    emit_regions(b, k, split, call_args, v, frames, items, uniform, next_region);
   } else {
     emit_loop(b, v.local_size[2], "z", [&](Value *z) {
       v.local_id[2] = z;
