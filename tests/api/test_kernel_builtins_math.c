@@ -208,12 +208,46 @@ static void test_edges_of_the_range(void **state) {
   assert_true(bt_ulps_double(dout[7], di[3] / l) <= 4.0);
 }
 
+/* float rsqrt is computed without a square root (builtins/math.cl: an integer estimate
+ * and Newton steps): every 509th bit pattern of the non-negative floats (all exponents,
+ * subnormals included) within the spec's 2 ULP, and its special values, scalar and float4. */
+static const char *rsqrt_source =
+    "kernel void sweep(global float *o, global float4 *o4) {\n"
+    "  uint i = get_global_id(0) * 509u;\n"
+    "  o[get_global_id(0)] = rsqrt(as_float(i));\n"
+    "  if (get_global_id(0) % 4 == 0) o4[get_global_id(0) / 4] = rsqrt(as_float4((uint4)(i, i + 509u, i + 1018u, i + 1527u)));\n"
+    "}\n"
+    "kernel void specials(global float *o) {\n"
+    "  o[0] = rsqrt(0.0f); o[1] = rsqrt(-0.0f); o[2] = rsqrt(INFINITY); o[3] = rsqrt(-1.0f);\n"
+    "  o[4] = rsqrt(-INFINITY); o[5] = rsqrt(NAN); o[6] = rsqrt(0x1p-148f); o[7] = rsqrt(4.0f);\n"
+    "}\n";
+
+static void test_rsqrt_sweep(void **state) {
+  enum { N = 0x7f800000u / 509u + 1 };
+  float *o = malloc(N * sizeof *o), *o4 = malloc(N * sizeof *o4);
+  bt_run_source(*state, rsqrt_source, BT_CL12, "sweep", N, 0, BT_ARGS(BT_OUT(o, N * sizeof *o), BT_OUT(o4, N / 4 * 4 * sizeof *o4)));
+  for (uint32_t k = 0; k < N; k++) {
+    uint32_t bits = k * 509u;
+    float x;
+    memcpy(&x, &bits, sizeof x);
+    if (x == 0.0f) continue; /* below */
+    long double want = 1.0L / sqrtl(x);
+    if (!(bt_ulps_float(o[k], want) <= 2.0)) fail_msg("rsqrt(%a) = %a, want %La", x, o[k], want);
+    if (k < N / 4 * 4 && !(bt_ulps_float(o4[k], want) <= 2.0)) fail_msg("float4 rsqrt(%a) = %a, want %La", x, o4[k], want);
+  }
+  float s[8];
+  bt_run_source(*state, rsqrt_source, BT_CL12, "specials", 1, 1, BT_ARGS(BT_OUT(s, sizeof s)));
+  assert_true(s[0] == INFINITY && s[1] == -INFINITY && bt_bits_of_float(s[2]) == 0 && isnan(s[3]) && isnan(s[4]) &&
+              isnan(s[5]) && s[6] == 0x1p+74f && s[7] == 0.5f);
+  free(o), free(o4);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_edges_of_the_range),
       cmocka_unit_test(test_float_cl12),  cmocka_unit_test(test_float_cl30),
       cmocka_unit_test(test_double_cl12), cmocka_unit_test(test_double_cl30),
-      cmocka_unit_test(test_special_values),
+      cmocka_unit_test(test_special_values), cmocka_unit_test(test_rsqrt_sweep),
   };
   return cmocka_run_group_tests(tests, bt_setup, bt_teardown);
 }

@@ -1,7 +1,7 @@
 /* Kernels shaped for each rule of whole-function vectorization (compiler/wfv/), checked
- * against host models for several local sizes (none, 1, 5, 16, 64: below, at and above the
- * vector width, and not multiples of it, so that whole vectors and the scalar rest both
- * run): loops whose lanes leave at different iterations, with values used after them (each
+ * against host models for several local sizes (none, 1, 5, 13, 16, 29, 64: below, at and
+ * above the vector widths, and not multiples of them, so that whole wide vectors, the one
+ * narrower vector and the scalar rest all run: 29 = 16 + 8 + 5 with AVX2): loops whose lanes leave at different iterations, with values used after them (each
  * lane's last one, also of a counter that is the same for all lanes inside the loop);
  * divergent branches nested in uniform loops and early returns; a divergent loop inside a
  * divergent branch; a uniform loop and a uniform load inside a divergent branch (skipped,
@@ -112,7 +112,7 @@ static void set_args(cl_kernel k, int count, ...) {
 
 /* The 1D local sizes each kernel runs with (0: none given); the global size is rounded up
  * to a multiple of the local size and the kernels' models cover the rounded size. */
-static const size_t locals[] = {0, 1, 5, 16, 64};
+static const size_t locals[] = {0, 1, 5, 13, 16, 29, 64};
 #define LOCALS (sizeof locals / sizeof locals[0])
 
 static size_t run_1d(struct kiln_program_fixture *f, cl_kernel k, size_t n, size_t local) {

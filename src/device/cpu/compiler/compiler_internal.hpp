@@ -154,6 +154,10 @@ void run_function_passes(llvm::Function &f,
 bool inline_all(llvm::Function &f, std::string &error);
 // The loop metadata option marking the launchers' innermost (x) work-item loops.
 constexpr const char *WORK_ITEM_LOOP = "kiln.work_item_loop";
+// Attribute of a launcher that runs whole vectors of work-items through a wfv/ function:
+// its scalar-remainder loop gets no scalarized trial (work_item_vectorize.cpp), which would
+// take the wfv/ vectors apart along with it.
+constexpr const char *WFV_LAUNCHER = "kiln-wfv-launcher";
 // Adds the pass that readies the launchers' work-item loops for the loop vectorizer
 // (work_item_vectorize.cpp): parallel where memory allows, scalarized where that vectorizes.
 void add_work_item_vectorization(llvm::ModulePassManager &mpm);

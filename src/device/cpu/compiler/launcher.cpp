@@ -724,13 +724,15 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   }
 
   // Without barriers, whole-function vectorization (wfv/) where it applies.
-  unsigned width = wfv::width();
-  Function *wide = nullptr;
+  unsigned width = wfv::width(), narrow_width = wfv::narrow_width();
+  Function *wide = nullptr, *narrow = nullptr;
   if (!barriers && wfv::mode() != wfv::Mode::Off && !has_option(m, OPTION_OPT_DISABLE)) {
     std::string why;
     bool images = false;
     for (unsigned i = 0; i < k.arg_size(); i++) images |= desc.args[i].kind == KILN_ARG_IMAGE;
     wide = wfv::vectorize_kernel(k, width, images, why);
+    if (wide && narrow_width) narrow = wfv::vectorize_kernel(k, narrow_width, images, why);
+    if (wide) f->addFnAttr(kiln::WFV_LAUNCHER);
   }
 
   Value *end = b.CreateAdd(first, count, "end");
@@ -762,15 +764,19 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
       emit_loop(b, v.local_size[1], "y", [&](Value *y) {
         v.local_id[1] = y;
         Value *rest = nullptr;
-        if (wide) {
-          // Whole vectors of work-items, then the rest one at a time.
-          rest = b.CreateAnd(v.local_size[0], b.getInt64(~(uint64_t)(width - 1)), "vector_end");
-          emit_loop(b, rest, "xv", [&](Value *x) {
+        // Whole vectors of work-items, then (at most one) narrower vector, then the rest
+        // one at a time.
+        auto vectors = [&](Function *fn, unsigned w, const char *name) {
+          Value *end = b.CreateAnd(v.local_size[0], b.getInt64(~(uint64_t)(w - 1)), "vector_end");
+          emit_loop(b, end, name, [&](Value *x) {
             std::vector<Value *> args(call_args);
             args.push_back(x);
-            b.CreateCall(wide, args);
-          }, false, nullptr, width, /*vectorized=*/true);
-        }
+            b.CreateCall(fn, args);
+          }, false, rest, w, /*vectorized=*/true);
+          rest = end;
+        };
+        if (wide) vectors(wide, width, "xv");
+        if (narrow) vectors(narrow, narrow_width, "xn");
         emit_loop(b, v.local_size[0], "x", [&](Value *x) {
           v.local_id[0] = x;
           b.CreateCall(&k, call_args);

@@ -213,7 +213,7 @@ public:
     std::vector<Function *> candidates;
     for (Function &f : m) {
       if (f.isDeclaration()) continue;
-      if (annotate_work_item_loops(f, fam)) candidates.push_back(&f);
+      if (annotate_work_item_loops(f, fam) && !f.hasFnAttribute(kiln::WFV_LAUNCHER)) candidates.push_back(&f);
       fam.invalidate(f, PreservedAnalyses::none());
     }
     for (Function *f : candidates) {

@@ -85,12 +85,22 @@ Mode mode() {
   return m;
 }
 
-unsigned width() {
+namespace {
+
+// KILN_VECTOR_WIDTH, or 0.
+unsigned forced_width() {
   static const unsigned w = [] {
     if (const char *v = getenv("KILN_VECTOR_WIDTH")) {
       unsigned n = (unsigned)strtoul(v, nullptr, 10);
       if (n >= 2 && n <= 64 && (n & (n - 1)) == 0) return n;
     }
+    return 0u;
+  }();
+  return w;
+}
+
+unsigned register_floats() {
+  static const unsigned w = [] {
     StringMap<bool> features = sys::getHostCPUFeatures();
     if (features.lookup("avx512f")) return 16u;
     if (features.lookup("avx2")) return 8u;
@@ -98,5 +108,11 @@ unsigned width() {
   }();
   return w;
 }
+
+}  // namespace
+
+unsigned width() { return forced_width() ? forced_width() : 2 * register_floats(); }
+
+unsigned narrow_width() { return forced_width() ? 0 : register_floats(); }
 
 }  // namespace kiln::wfv
