@@ -434,18 +434,127 @@ bool split_kernel(Function &w, SplitKernel &s, std::string &error) {
   return true;
 }
 
-// Emits, at the builder's position (inside a group iteration), the dispatcher and one
-// z/y/x loop per region. Leaves the builder after the group's work.
-// The group's uniform slots: the buffer regions read, the one they write, and each slot's
-// private copy that a work-item's run of a region works on.
-struct UniformBuffers {
-  Value *current, *next;
-  std::map<AllocaInst *, AllocaInst *> copies;
+// A call of work-item intrinsic `name` (size_t (uint d)) at the builder's position.
+Value *call_intrinsic(IRBuilder<> &b, Module &m, const char *name, unsigned d) {
+  Function *fn = m.getFunction(name);
+  if (!fn) {
+    fn = Function::Create(FunctionType::get(b.getInt64Ty(), {b.getInt32Ty()}, false), GlobalValue::ExternalLinkage,
+                          name, m);
+    fn->setDoesNotAccessMemory();
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
+  }
+  return b.CreateCall(fn, {b.getInt32(d)});
+}
+
+// Region `r` of `w` as a function run by one work-item, which wfv/ can widen like a kernel:
+// i32 (w's parameters..., ptr frames, i64 items, ptr uniform_current, ptr uniform_next),
+// returning the region to run next (EXIT_REGION after the kernel's end). Work-item
+// intrinsics stay calls, replaced where the launcher inlines it. Frame slots are addressed
+// by the work-item's linear local id; uniform slots are private copies read from
+// uniform_current on entry and written to uniform_next on the way to a barrier.
+Function *region_function(Function &w, const SplitKernel &s, size_t r) {
+  Module &m = *w.getParent();
+  LLVMContext &c = m.getContext();
+  std::vector<Type *> params(w.getFunctionType()->param_begin(), w.getFunctionType()->param_end());
+  Type *ptr = PointerType::get(c, 0);
+  params.insert(params.end(), {ptr, Type::getInt64Ty(c), ptr, ptr});
+  Function *fn = Function::Create(FunctionType::get(Type::getInt32Ty(c), params, false), GlobalValue::InternalLinkage,
+                                  w.getName() + ".region" + Twine(r), m);
+  fn->addFnAttr(Attribute::NoUnwind);
+  unsigned n = w.arg_size();
+  for (unsigned i = 0; i < n; i++)
+    if (w.getArg(i)->hasNoAliasAttr()) fn->addParamAttr(i, Attribute::NoAlias);
+  Argument *frames = fn->getArg(n), *items = fn->getArg(n + 1), *current = fn->getArg(n + 2), *next = fn->getArg(n + 3);
+  IRBuilder<> b(BasicBlock::Create(c, "entry", fn));
+  auto id = [&](const char *name, unsigned d) { return call_intrinsic(b, m, name, d); };
+  Value *linear = b.CreateAdd(
+      b.CreateMul(b.CreateAdd(b.CreateMul(id(KILN_INTRINSIC_LOCAL_ID, 2), id(KILN_INTRINSIC_LOCAL_SIZE, 1)),
+                              id(KILN_INTRINSIC_LOCAL_ID, 1)),
+                  id(KILN_INTRINSIC_LOCAL_SIZE, 0)),
+      id(KILN_INTRINSIC_LOCAL_ID, 0), "linear_id");
+
+  const Region &region = s.regions[r];
+  ValueToValueMapTy vmap;
+  for (unsigned i = 0; i < n; i++) vmap[w.getArg(i)] = fn->getArg(i);
+  std::vector<BasicBlock *> clones;
+  for (BasicBlock *bb : region.blocks) {
+    BasicBlock *clone = CloneBasicBlock(bb, vmap, "", fn);
+    vmap[bb] = clone;
+    clones.push_back(clone);
+  }
+  for (const SplitKernel::Slot &slot : s.slots) {
+    Value *column = b.CreateInBoundsGEP(b.getInt8Ty(), frames, b.CreateMul(items, b.getInt64(slot.offset)));
+    vmap[slot.alloca] = b.CreateInBoundsGEP(b.getInt8Ty(), column, b.CreateMul(linear, b.getInt64(slot.stride)));
+  }
+  std::vector<std::pair<AllocaInst *, uint64_t>> copies;
+  for (auto &[a, offset] : s.uniform_slots) {
+    IRBuilder<> ab(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    AllocaInst *copy = ab.CreateAlloca(a->getAllocatedType(), nullptr, a->getName() + ".uniform");
+    copy->setAlignment(a->getAlign());
+    b.CreateStore(b.CreateLoad(a->getAllocatedType(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), current, offset)), copy);
+    vmap[a] = copy;
+    copies.emplace_back(copy, offset);
+  }
+  for (BasicBlock *clone : clones)
+    for (Instruction &inst : *clone) RemapInstruction(&inst, vmap, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+  // Edges from outside the region cannot be taken in its clone.
+  for (BasicBlock *clone : clones)
+    for (PHINode &phi : clone->phis())
+      for (unsigned i = phi.getNumIncomingValues(); i-- > 0;)
+        if (phi.getIncomingBlock(i)->getParent() != fn) phi.removeIncomingValue(i, /*DeletePHIIfEmpty=*/false);
+  // Exits: to a barrier (the next region is the one after it) or out of the kernel.
+  for (BasicBlock *clone : clones) {
+    Instruction *term = clone->getTerminator();
+    if (isa<ReturnInst>(term)) {
+      IRBuilder<> eb(term);
+      eb.CreateRet(eb.getInt32(EXIT_REGION));  // no region reads the uniform slots
+      term->eraseFromParent();
+      continue;
+    }
+    for (unsigned i = 0; i < term->getNumSuccessors(); i++) {
+      auto it = s.barrier_blocks.find(term->getSuccessor(i));
+      if (it == s.barrier_blocks.end()) continue;
+      BasicBlock *exit = BasicBlock::Create(c, "to.region" + std::to_string(it->second), fn);
+      IRBuilder<> eb(exit);
+      for (auto &[copy, offset] : copies)
+        eb.CreateStore(eb.CreateLoad(copy->getAllocatedType(), copy), eb.CreateConstInBoundsGEP1_64(eb.getInt8Ty(), next, offset));
+      eb.CreateRet(eb.getInt32(it->second));
+      term->setSuccessor(i, exit);
+    }
+  }
+  // The kernel's stack slots, cloned with the entry block, are frame or uniform slots now.
+  std::vector<Instruction *> cloned_allocas;
+  for (BasicBlock *clone : clones)
+    for (Instruction &inst : *clone)
+      if (isa<AllocaInst>(inst)) cloned_allocas.push_back(&inst);
+  for (Instruction *a : cloned_allocas) a->eraseFromParent();
+  b.CreateBr(cast<BasicBlock>(vmap[region.start]));
+  return fn;
+}
+
+// A call the launcher makes of a region function (or its wfv/ vector form), inlined once
+// the launcher is complete, with the work-item values of its loops at the call.
+struct RegionCall {
+  CallInst *call;
+  WorkItemValues values;
 };
 
+// How the regions of a kernel with barriers are vectorized (the kernel's WFV settings).
+struct RegionVectorizing {
+  bool enabled;
+  bool has_images;
+  unsigned width, narrow_width;
+};
+
+// Emits, at the builder's position (inside a group iteration), the dispatcher and one
+// z/y/x loop per region: whole vectors of work-items through the region's wfv/ functions
+// where they exist, the rest one at a time. Leaves the builder after the group's work;
+// the calls to inline are added to `calls`, the region functions to `functions`.
 void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::vector<Value *> &call_args,
-                  WorkItemValues &v, Value *frames, Value *items, const UniformBuffers &uniform,
-                  AllocaInst *next_region) {
+                  WorkItemValues &v, Value *frames, Value *items, Value *uniform_current, Value *uniform_next,
+                  AllocaInst *next_region, const RegionVectorizing &vectorizing, std::vector<RegionCall> &calls,
+                  std::vector<Function *> &functions) {
   LLVMContext &c = b.getContext();
   Function *f = b.GetInsertBlock()->getParent();
   b.CreateStore(b.getInt32(0), next_region);
@@ -454,93 +563,80 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
   b.CreateBr(dispatch);
   b.SetInsertPoint(dispatch);
   SwitchInst *sw = b.CreateSwitch(b.CreateLoad(b.getInt32Ty(), next_region, "next"), group_done, s.regions.size());
+  std::vector<Value *> args(call_args);
+  args.insert(args.end(), {frames, items, uniform_current, uniform_next});
 
   for (size_t r = 0; r < s.regions.size(); r++) {
-    const Region &region = s.regions[r];
+    Function *scalar = region_function(w, s, r);
+    Function *wide = nullptr, *narrow = nullptr;
+    if (vectorizing.enabled) {
+      std::string why;
+      wide = kiln::wfv::vectorize_kernel(*scalar, vectorizing.width, vectorizing.has_images, why, /*barrier_region=*/true);
+      if (wide && vectorizing.narrow_width)
+        narrow = kiln::wfv::vectorize_kernel(*scalar, vectorizing.narrow_width, vectorizing.has_images, why, true);
+      if (wide) f->addFnAttr(kiln::WFV_LAUNCHER);
+    }
+    for (Function *fn : {scalar, wide, narrow})
+      if (fn) functions.push_back(fn);
     BasicBlock *pre = BasicBlock::Create(c, "region" + std::to_string(r), f);
     sw->addCase(b.getInt32((uint32_t)r), pre);
     b.SetInsertPoint(pre);
+    auto run = [&](Function *fn, Value *x_base) {
+      std::vector<Value *> a(args);
+      if (x_base) a.push_back(x_base);
+      CallInst *call = b.CreateCall(fn, a);
+      b.CreateStore(call, next_region);
+      calls.push_back({call, v});
+    };
     emit_loop(b, v.local_size[2], "z", [&](Value *z) {
       v.local_id[2] = z;
       emit_loop(b, v.local_size[1], "y", [&](Value *y) {
         v.local_id[1] = y;
+        Value *rest = nullptr;
+        auto vectors = [&](Function *fn, unsigned width, const char *name) {
+          Value *end = b.CreateAnd(v.local_size[0], b.getInt64(~(uint64_t)(width - 1)), "vector_end");
+          emit_loop(b, end, name, [&](Value *x) {
+            v.local_id[0] = x;  // lane 0's (the vector form computes the others)
+            run(fn, x);
+          }, false, rest, width, /*vectorized=*/true);
+          rest = end;
+        };
+        if (wide) vectors(wide, vectorizing.width, "xv");
+        if (narrow) vectors(narrow, vectorizing.narrow_width, "xn");
         emit_loop(b, v.local_size[0], "x", [&](Value *x) {
           v.local_id[0] = x;
-          Value *linear = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(z, v.local_size[1]), y), v.local_size[0]), x);
-          ValueToValueMapTy vmap;
-          for (unsigned i = 0; i < w.arg_size(); i++) vmap[w.getArg(i)] = call_args[i];
-          std::vector<std::pair<AllocaInst *, Value *>> slot_ptrs;
-          for (const SplitKernel::Slot &slot : s.slots) {
-            Value *column = b.CreateInBoundsGEP(b.getInt8Ty(), frames, b.CreateMul(items, b.getInt64(slot.offset)));
-            slot_ptrs.emplace_back(slot.alloca, b.CreateInBoundsGEP(b.getInt8Ty(), column, b.CreateMul(linear, b.getInt64(slot.stride))));
-          }
-          BasicBlock *cont = BasicBlock::Create(c, "region" + std::to_string(r) + ".cont", f);
-          std::vector<BasicBlock *> clones;
-          for (BasicBlock *bb : region.blocks) {
-            BasicBlock *clone = CloneBasicBlock(bb, vmap, ".r" + std::to_string(r), f);
-            vmap[bb] = clone;
-            clones.push_back(clone);
-          }
-          for (auto &[a, p] : slot_ptrs) vmap[a] = p;
-          for (auto &[a, offset] : s.uniform_slots) {
-            AllocaInst *copy = uniform.copies.at(a);
-            vmap[a] = copy;
-            Type *t = a->getAllocatedType();
-            b.CreateStore(b.CreateLoad(t, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), uniform.current, offset)), copy);
-          }
-          auto store_uniform = [&](IRBuilder<> &eb) {
-            for (auto &[a, offset] : s.uniform_slots) {
-              Type *t = a->getAllocatedType();
-              eb.CreateStore(eb.CreateLoad(t, uniform.copies.at(a)),
-                             eb.CreateConstInBoundsGEP1_64(eb.getInt8Ty(), uniform.next, offset));
-            }
-          };
-          for (BasicBlock *clone : clones)
-            for (Instruction &inst : *clone) RemapInstruction(&inst, vmap, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
-          // Edges from outside the region cannot be taken in its clone.
-          for (BasicBlock *clone : clones)
-            for (PHINode &phi : clone->phis())
-              for (unsigned i = phi.getNumIncomingValues(); i-- > 0;)
-                if (phi.getIncomingBlock(i)->getParent() != f) phi.removeIncomingValue(i, /*DeletePHIIfEmpty=*/false);
-          // Exits: to a barrier (the next region is the one after it) or out of the kernel.
-          for (BasicBlock *clone : clones) {
-            Instruction *term = clone->getTerminator();
-            if (isa<ReturnInst>(term)) {
-              IRBuilder<> eb(term);
-              eb.CreateStore(eb.getInt32(EXIT_REGION), next_region);  // no region reads the uniform slots
-              eb.CreateBr(cont);
-              term->eraseFromParent();
-              continue;
-            }
-            for (unsigned i = 0; i < term->getNumSuccessors(); i++) {
-              auto it = s.barrier_blocks.find(term->getSuccessor(i));
-              if (it == s.barrier_blocks.end()) continue;
-              BasicBlock *exit = BasicBlock::Create(c, "to.region" + std::to_string(it->second), f);
-              IRBuilder<> eb(exit);
-              store_uniform(eb);
-              eb.CreateStore(eb.getInt32(it->second), next_region);
-              eb.CreateBr(cont);
-              term->setSuccessor(i, exit);
-            }
-          }
-          std::vector<Instruction *> cloned_allocas;
-          for (BasicBlock *clone : clones)
-            for (Instruction &inst : *clone)
-              if (isa<AllocaInst>(inst)) cloned_allocas.push_back(&inst);
-          for (Instruction *a : cloned_allocas) a->eraseFromParent();
-          replace_intrinsics(clones, v);
-          b.CreateBr(cast<BasicBlock>(vmap[region.start]));
-          b.SetInsertPoint(cont);
-        }, /*work_items=*/true);
+          run(scalar, nullptr);
+        }, /*work_items=*/true, rest);
       });
     });
     if (s.uniform_size)
-      b.CreateMemCpy(uniform.current, Align(s.uniform_align), uniform.next, Align(s.uniform_align), s.uniform_size);
+      b.CreateMemCpy(uniform_current, Align(s.uniform_align), uniform_next, Align(s.uniform_align), s.uniform_size);
     b.CreateBr(dispatch);
   }
   b.SetInsertPoint(group_done);
 }
 
+// Inlines each region call and gives the work-item intrinsics it brought the values of
+// its loops; then deletes the region functions.
+bool inline_region_calls(Function &f, const std::vector<RegionCall> &calls, const std::vector<Function *> &functions,
+                         std::string &error) {
+  for (const RegionCall &rc : calls) {
+    std::set<BasicBlock *> before;
+    for (BasicBlock &bb : f) before.insert(&bb);
+    BasicBlock *at = rc.call->getParent();
+    InlineFunctionInfo info;
+    if (!InlineFunction(*rc.call, info).isSuccess()) {
+      error = "cannot inline a region of " + f.getName().str();
+      return false;
+    }
+    std::vector<BasicBlock *> inlined{at};
+    for (BasicBlock &bb : f)
+      if (!before.count(&bb)) inlined.push_back(&bb);
+    replace_intrinsics(inlined, rc.values);
+  }
+  for (Function *fn : functions) fn->eraseFromParent();
+  return true;
+}
 }  // namespace
 
 namespace kiln {
@@ -688,25 +784,17 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   for (auto &[gv, offset] : locals.variables)
     local_vars.emplace_back(gv, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local_base, offset, gv->getName()));
 
-  // With barriers: one frame per work-item of a group, for the whole call.
+  // With barriers: the group's frames, for the whole call.
   Value *frames = nullptr, *frames_memory = nullptr, *items = nullptr;
-  AllocaInst *next_region = nullptr;
+  AllocaInst *next_region = nullptr, *uniform_current = nullptr, *uniform_next = nullptr;
   BasicBlock *no_memory = nullptr;
-  UniformBuffers uniform{};
   if (barriers) {
     next_region = b.CreateAlloca(b.getInt32Ty(), nullptr, "next_region");
     ArrayType *buffer_type = ArrayType::get(b.getInt8Ty(), std::max<uint64_t>(split.uniform_size, 1));
-    AllocaInst *current = b.CreateAlloca(buffer_type, nullptr, "uniform_current");
-    AllocaInst *next = b.CreateAlloca(buffer_type, nullptr, "uniform_next");
-    current->setAlignment(Align(split.uniform_align));
-    next->setAlignment(Align(split.uniform_align));
-    uniform.current = current;
-    uniform.next = next;
-    for (auto &[a, offset] : split.uniform_slots) {
-      AllocaInst *copy = b.CreateAlloca(a->getAllocatedType(), nullptr, a->getName() + ".uniform");
-      copy->setAlignment(a->getAlign());
-      uniform.copies[a] = copy;
-    }
+    uniform_current = b.CreateAlloca(buffer_type, nullptr, "uniform_current");
+    uniform_next = b.CreateAlloca(buffer_type, nullptr, "uniform_next");
+    uniform_current->setAlignment(Align(split.uniform_align));
+    uniform_next->setAlignment(Align(split.uniform_align));
     items = b.CreateMul(b.CreateMul(v.enqueued_local_size[0], v.enqueued_local_size[1]), v.enqueued_local_size[2]);
     uint64_t frames_align = std::max<uint64_t>(KILN_LOCAL_MEM_ALIGN, split.frame_align);
     Value *bytes = b.CreateAdd(b.CreateMul(items, b.getInt64(split.frame_size)), b.getInt64(frames_align));
@@ -723,18 +811,23 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     b.SetInsertPoint(have_memory);
   }
 
-  // Without barriers, whole-function vectorization (wfv/) where it applies.
-  unsigned width = wfv::width(), narrow_width = wfv::narrow_width();
+  // Whole-function vectorization (wfv/) where it applies: of the kernel, or (with
+  // barriers) of each region.
+  RegionVectorizing vectorizing{wfv::mode() != wfv::Mode::Off && !has_option(m, OPTION_OPT_DISABLE), false,
+                                wfv::width(), wfv::narrow_width()};
+  for (unsigned i = 0; i < k.arg_size(); i++) vectorizing.has_images |= desc.args[i].kind == KILN_ARG_IMAGE;
+  unsigned width = vectorizing.width, narrow_width = vectorizing.narrow_width;
   Function *wide = nullptr, *narrow = nullptr;
-  if (!barriers && wfv::mode() != wfv::Mode::Off && !has_option(m, OPTION_OPT_DISABLE)) {
+  if (!barriers && vectorizing.enabled) {
     std::string why;
-    bool images = false;
-    for (unsigned i = 0; i < k.arg_size(); i++) images |= desc.args[i].kind == KILN_ARG_IMAGE;
+    bool images = vectorizing.has_images;
     wide = wfv::vectorize_kernel(k, width, images, why);
     if (wide && narrow_width) narrow = wfv::vectorize_kernel(k, narrow_width, images, why);
     if (wide) f->addFnAttr(kiln::WFV_LAUNCHER);
   }
 
+  std::vector<RegionCall> region_calls;
+  std::vector<Function *> region_functions;
   Value *end = b.CreateAdd(first, count, "end");
   BasicBlock *pre = b.GetInsertBlock();
   BasicBlock *group_header = BasicBlock::Create(c, "group.header", f);
@@ -757,7 +850,8 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     v.local_size[d] = b.CreateBinaryIntrinsic(Intrinsic::umin, v.enqueued_local_size[d], left, nullptr, "local_size");
   }
   if (barriers) {
-    emit_regions(b, k, split, call_args, v, frames, items, uniform, next_region);
+    emit_regions(b, k, split, call_args, v, frames, items, uniform_current, uniform_next, next_region, vectorizing,
+                 region_calls, region_functions);
   } else {
     emit_loop(b, v.local_size[2], "z", [&](Value *z) {
       v.local_id[2] = z;
@@ -794,7 +888,9 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   }
   b.CreateRet(b.getInt32(0));
 
-  if (!barriers) {
+  if (barriers) {
+    if (!inline_region_calls(*f, region_calls, region_functions, error) || !inline_all(*f, error)) return nullptr;
+  } else {
     if (!inline_all(*f, error)) return nullptr;
     replace_intrinsics(blocks_of(*f), v);
   }

@@ -40,7 +40,7 @@ bool has_loop(Function &f) {
 
 }  // namespace
 
-Function *vectorize_kernel(Function &kernel, unsigned width, bool has_images, std::string &why) {
+Function *vectorize_kernel(Function &kernel, unsigned width, bool has_images, std::string &why, bool barrier_region) {
   Module &m = *kernel.getParent();
   std::string name = (kernel.getName() + ".wfv" + Twine(width)).str();
   if (Function *done = m.getFunction(name)) return done;  // image launchers share one
@@ -60,7 +60,7 @@ Function *vectorize_kernel(Function &kernel, unsigned width, bool has_images, st
   Function *wide = nullptr;
   BlockPredicates predicates;
   if (prepare(*copy, why)) {
-    if (mode() == Mode::Loops && !has_loop(*copy)) why = "no loop (the loop vectorizer widens its work-item loop)";
+    if (mode() == Mode::Loops && !barrier_region && !has_loop(*copy)) why = "no loop (the loop vectorizer widens its work-item loop)";
     else if (private_bytes(*copy) * width > MAX_VECTOR_PRIVATE_BYTES) why = "private arrays too large for a vector of work-items";
     else if (linearize(*copy, predicates, why)) {
       if (getenv("KILN_DEBUG_WFV_IR")) copy->print(errs());

@@ -77,14 +77,19 @@ class Shapes {
 enum class Access { Uniform, Consecutive, GatherScatter };
 Access access_kind(Shape pointer, llvm::Type *type, const llvm::DataLayout &dl);
 
-// The vector function of linearized `f`: f's parameters plus the x id of lane 0 (i64).
+// The vector function of linearized `f`: f's parameters plus the x id of lane 0 (i64); a
+// returned value is lane 0's.
 // Null with `why` when f holds something widening does not handle.
 llvm::Function *widen(llvm::Function &f, const BlockPredicates &predicates, unsigned width, std::string &why);
 
 // The whole of it: a new internal function `<kernel>.wfv<width>` in kernel's module, or
 // null with `why` (the kernel then runs one work-item at a time). The kernel is unchanged.
-// `has_images`: the kernel takes image arguments.
-llvm::Function *vectorize_kernel(llvm::Function &kernel, unsigned width, bool has_images, std::string &why);
+// `has_images`: the kernel takes image arguments. `barrier_region`: `kernel` is one
+// barrier-free region of a kernel with barriers (launcher.cpp), vectorized with or without
+// a loop (the loop vectorizer, the alternative, rarely proves a region's work-items
+// independent: its accesses through frames and 32-bit indices).
+llvm::Function *vectorize_kernel(llvm::Function &kernel, unsigned width, bool has_images, std::string &why,
+                                 bool barrier_region = false);
 
 // KILN_VECTORIZE: unset or "1", kernels whose body has a loop are vectorized by WFV (the
 // others by LLVM's loop vectorizer over the work-item loop, work_item_vectorize.cpp); "all":

@@ -37,7 +37,7 @@ class Widener {
     if (!shapes_.compute(f_, why_)) return nullptr;
     std::vector<Type *> params(f_.getFunctionType()->param_begin(), f_.getFunctionType()->param_end());
     params.push_back(Type::getInt64Ty(c_));
-    nf_ = Function::Create(FunctionType::get(Type::getVoidTy(c_), params, false), GlobalValue::InternalLinkage,
+    nf_ = Function::Create(FunctionType::get(f_.getReturnType(), params, false), GlobalValue::InternalLinkage,
                            f_.getName() + ".wfv", m_);
     nf_->setAttributes(f_.getAttributes());
     nf_->setCallingConv(f_.getCallingConv());
@@ -419,8 +419,13 @@ class Widener {
       emit_scalar(inst);
       return true;
     }
-    if (isa<ReturnInst>(inst)) {
-      b_.CreateRetVoid();
+    if (auto *ret = dyn_cast<ReturnInst>(&inst)) {
+      // A returned value (a barrier region's next region) must be the same for every lane
+      // (OpenCL's barrier rule); lane 0's is taken when the shapes cannot tell.
+      Value *v = ret->getReturnValue();
+      if (!v) b_.CreateRetVoid();
+      else if (!VectorType::isValidElementType(v->getType()) && !shapes_.of(v).uniform()) return fail("a returned aggregate that differs between lanes");
+      else b_.CreateRet(shapes_.of(v).affine() && !isa<Constant>(v) ? scalar(v) : isa<Constant>(v) ? v : b_.CreateExtractElement(vec(v), (uint64_t)0));
       return true;
     }
     if (auto *a = dyn_cast<AllocaInst>(&inst)) {
