@@ -331,7 +331,10 @@ class Widener {
     Type *t = call.getType();
     bool all_vectorizable = t->isVoidTy() || VectorType::isValidElementType(t);
     for (Value *a : call.args()) all_vectorizable &= VectorType::isValidElementType(a->getType());
-    if (all_vectorizable && !t->isVoidTy() && call.doesNotAccessMemory()) {
+    // A function with vector variants (SLEEF's, vector_math.cpp) is pure, whatever its
+    // declaration says: inactive lanes may run through them.
+    bool has_variants = !VFDatabase::getMappings(call).empty();
+    if (all_vectorizable && !t->isVoidTy() && (call.doesNotAccessMemory() || has_variants)) {
       Intrinsic::ID id = getVectorIntrinsicIDForCall(&call, nullptr);
       if (id != Intrinsic::not_intrinsic && isTriviallyVectorizable(id)) {
         std::vector<Type *> overloads;
@@ -350,15 +353,30 @@ class Widener {
         vector_[&call] = wide;
         return true;
       }
+      // The widest variant whose lane count divides the width: the vector is run through it
+      // in parts (two AVX2 variants of 8 for a width of 16).
+      Function *variant = nullptr;
+      unsigned vf = 0;
       for (const VFInfo &info : VFDatabase::getMappings(call)) {
-        if (info.Shape.VF != ElementCount::getFixed(w_) || info.isMasked()) continue;
+        unsigned lanes = info.Shape.VF.getKnownMinValue();
+        if (info.Shape.VF.isScalable() || lanes > w_ || w_ % lanes || info.isMasked() || lanes <= vf) continue;
         bool plain = true;
         for (const VFParameter &p : info.Shape.Parameters) plain &= p.ParamKind == VFParamKind::Vector;
-        Function *variant = m_.getFunction(info.VectorName);
-        if (!plain || !variant) continue;
-        std::vector<Value *> args;
-        for (Value *a : call.args()) args.push_back(vec(a));
-        vector_[&call] = b_.CreateCall(variant, args, call.getName());
+        Function *candidate = m_.getFunction(info.VectorName);
+        if (!plain || !candidate) continue;
+        variant = candidate;
+        vf = lanes;
+      }
+      if (variant) {
+        std::vector<Value *> wide_args;
+        for (Value *a : call.args()) wide_args.push_back(vec(a));
+        std::vector<Value *> parts;
+        for (unsigned first = 0; first < w_; first += vf) {
+          std::vector<Value *> args;
+          for (Value *a : wide_args) args.push_back(vf == w_ ? a : b_.CreateShuffleVector(a, createSequentialMask(first, vf, 0)));
+          parts.push_back(b_.CreateCall(variant, args, call.getName()));
+        }
+        vector_[&call] = concatenateVectors(b_, parts);
         return true;
       }
       return emit_per_lane(call, nullptr);
