@@ -8,7 +8,8 @@
  * and loaded, only when some lane gets there); `a && b && c` chains mixing uniform and
  * divergent conditions on ids that go negative (unsigned views of them must not be taken as
  * consecutive); private arrays indexed by data; atomics in divergent loops; strided and
- * gathered accesses; a 2D float kernel. CTest runs the suite as is (Kiln decides), with
+ * gathered accesses; a 2D float kernel; compares of ids with uniform bounds (64-bit ids that
+ * wrap within a vector, signed and 8-bit ones). CTest runs the suite as is (Kiln decides), with
  * KILN_VECTORIZE=0 (no vectorization: the same answers) and with other vector widths. */
 #include "kiln_test.h"
 #include "kiln_test_program_fixture.h"
@@ -82,6 +83,24 @@ static const char *source =
     "  int s = 0;\n"
     "  for (int k = 0; k < n; k++) s += in[3 * i + k] * in[index[i] + k];\n"
     "  out[2 * i + 1] = s; out[2 * i] = -s;\n"
+    "}\n"
+    /* every integer compare of an id (stride 1) with a bound the same for all lanes, in a
+     * loop over bounds: 64-bit ids that wrap around past ULONG_MAX within a vector, signed
+     * ints below and above the bound, 8-bit ids (lane numbers compared with a count) */
+    "kernel void id_compares(global uint *out, ulong base, ulong ub, int ibase, int ib, uchar cb, int rounds) {\n"
+    "  size_t g = get_global_id(0);\n"
+    "  ulong x = base + g;\n"
+    "  int y = ibase + (int)g;\n"
+    "  uchar z = (uchar)(g + 250);\n"
+    "  uint r = 0;\n"
+    "  for (int k = 0; k < rounds; k++) {\n"
+    "    ulong u = ub + (ulong)(k * 7); int v = ib - k * 5; uchar c = (uchar)(cb + k * 3);\n"
+    "    r = r * 3u + (uint)(x < u) + 2u * (x <= u) + 4u * (x > u) + 8u * (x >= u) + 16u * (x == u) + 32u * (x != u)\n"
+    "        + 64u * (u < x) + 128u * (u >= x);\n"
+    "    r = r * 5u + (uint)(y < v) + 2u * (y <= v) + 4u * (y > v) + 8u * (y >= v) + 16u * (y == v) + 32u * (v > y);\n"
+    "    r = r * 7u + (uint)(z < c) + 2u * (z == c) + 4u * (z >= c);\n"
+    "  }\n"
+    "  out[g] = r;\n"
     "}\n"
     /* 2D: a small matrix product */
     "kernel void matmul(int n, global const float *a, global const float *b, global float *c) {\n"
@@ -382,13 +401,63 @@ static void test_matrix_product_2d(void **state) {
   clReleaseMemObject(bc);
 }
 
+static uint32_t id_compares_model(size_t g, uint64_t base, uint64_t ub, int32_t ibase, int32_t ib, uint8_t cb) {
+  uint64_t x = base + g;
+  int32_t y = ibase + (int32_t)g;
+  uint8_t z = (uint8_t)(g + 250);
+  uint32_t r = 0;
+  for (int k = 0; k < 3; k++) {
+    uint64_t u = ub + (uint64_t)(k * 7);
+    int32_t v = ib - k * 5;
+    uint8_t c = (uint8_t)(cb + k * 3);
+    r = r * 3u + (x < u) + 2u * (x <= u) + 4u * (x > u) + 8u * (x >= u) + 16u * (x == u) + 32u * (x != u) + 64u * (u < x) +
+        128u * (u >= x);
+    r = r * 5u + (y < v) + 2u * (y <= v) + 4u * (y > v) + 8u * (y >= v) + 16u * (y == v) + 32u * (v > y);
+    r = r * 7u + (z < c) + 2u * (z == c) + 4u * (z >= c);
+  }
+  return r;
+}
+
+static void test_id_compares(void **state) {
+  struct kiln_program_fixture *f = *state;
+  static cl_uint out[MAXG];
+  cl_mem bout = buffer(f, sizeof out, NULL);
+  cl_kernel k = kernel(f, "id_compares");
+  set_args(k, 1, bout);
+  cl_int rounds = 3; /* a kernel argument: a loop the compiler cannot unroll, so WFV takes it */
+  assert_cl_success(clSetKernelArg(k, 6, sizeof rounds, &rounds));
+  /* bounds before, inside and after the ids, ids that wrap, signed bounds around them */
+  const struct { cl_ulong base, ub; cl_int ibase, ib; cl_uchar cb; } cases[] = {
+      {0, 0, -10, -20, 0},        {0, 5, -10, 3, 7},         {100, 37, 0, 500, 255},
+      {0, 1000, -1000, 0, 128},   {~(cl_ulong)0 - 40, 3, 2147483647 - 1100, 2147483647 - 600, 251},
+      {~(cl_ulong)0 - 8, ~(cl_ulong)0 - 2, -2147483647, -2147483640, 4},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    assert_cl_success(clSetKernelArg(k, 1, sizeof(cl_ulong), &cases[c].base));
+    assert_cl_success(clSetKernelArg(k, 2, sizeof(cl_ulong), &cases[c].ub));
+    assert_cl_success(clSetKernelArg(k, 3, sizeof(cl_int), &cases[c].ibase));
+    assert_cl_success(clSetKernelArg(k, 4, sizeof(cl_int), &cases[c].ib));
+    assert_cl_success(clSetKernelArg(k, 5, sizeof(cl_uchar), &cases[c].cb));
+    for (size_t l = 0; l < LOCALS; l++) {
+      size_t g = run_1d(f, k, N, locals[l]);
+      read(f, bout, sizeof out, out);
+      for (size_t i = 0; i < g; i++) {
+        uint32_t want = id_compares_model(i, cases[c].base, cases[c].ub, cases[c].ibase, cases[c].ib, cases[c].cb);
+        if (out[i] != want) fail_msg("case %zu local %zu item %zu: got %u, want %u", c, locals[l], i, out[i], want);
+      }
+    }
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bout);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_divergent_loop_live_outs),   cmocka_unit_test(test_branches_in_uniform_loop),
       cmocka_unit_test(test_divergent_loop_in_branch),   cmocka_unit_test(test_uniform_work_in_divergent_branch),
       cmocka_unit_test(test_condition_chains_on_negative_ids), cmocka_unit_test(test_private_array_by_data),
       cmocka_unit_test(test_atomics_in_divergent_loop),  cmocka_unit_test(test_strided_and_gathered),
-      cmocka_unit_test(test_matrix_product_2d),
+      cmocka_unit_test(test_matrix_product_2d),          cmocka_unit_test(test_id_compares),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -384,6 +384,63 @@ class Widener {
     return emit_per_lane(call, mask(call));
   }
 
+  // An integer compare of an affine value of stride 1 (an id: `lid < s`, `gid == 0`) with a
+  // uniform one. A lane's answer depends only on how many lanes lie below the bound, a
+  // scalar: comparing the lane numbers with it is one narrow vector compare instead of W
+  // compares in the values' type (64-bit for size_t ids: four per 16 lanes on AVX2, and
+  // their packing). Ordered compares are exact only where lane 0's value plus W - 1 does
+  // not wrap around the type's range; there (ids within W of its end) the lanes' values
+  // are compared after all.
+  Value *affine_compare(ICmpInst &cmp) {
+    Value *l = cmp.getOperand(0), *r = cmp.getOperand(1);
+    CmpInst::Predicate p = cmp.getPredicate();
+    if (shapes_.of(r) == Shape::affine_shape(1) && shapes_.of(l).uniform()) {
+      std::swap(l, r);
+      p = CmpInst::getSwappedPredicate(p);
+    }
+    auto *t = dyn_cast<IntegerType>(l->getType());
+    if (!t || t->getBitWidth() < 8 || shapes_.of(l) != Shape::affine_shape(1) || !shapes_.of(r).uniform()) return nullptr;
+    Value *first = scalar(l), *bound = scalar(r);
+    Value *distance = b_.CreateSub(bound, first);  // as unsigned: exact when bound >= first
+    Constant *lanes = lane_offsets(b_.getInt32Ty(), 1);
+    auto at_most = [&](uint64_t max) {  // umin(distance, max) as i32
+      Value *m = ConstantInt::get(t, max);
+      return b_.CreateTrunc(b_.CreateSelect(b_.CreateICmpULT(distance, m), distance, m), b_.getInt32Ty());
+    };
+    auto splat = [&](Value *v) { return b_.CreateVectorSplat(w_, v); };
+    if (ICmpInst::isEquality(p)) {  // modular: exact whatever wraps
+      Value *hit = b_.CreateICmpEQ(lanes, splat(at_most(w_)));
+      return p == CmpInst::ICMP_EQ ? hit : b_.CreateNot(hit);
+    }
+    bool is_signed = ICmpInst::isSigned(p);
+    CmpInst::Predicate strict = ICmpInst::getStrictPredicate(p);
+    bool inclusive = p != strict;
+    // Lanes whose value is below (or at, inclusive) the bound: the first `count` ones.
+    bool below_bound = strict == CmpInst::ICMP_ULT || strict == CmpInst::ICMP_SLT;
+    bool above_bound = !below_bound;  // ugt/sgt/uge/sge: the others
+    // x > b is !(x <= b); x >= b is !(x < b).
+    bool count_inclusive = below_bound ? inclusive : !inclusive;
+    Value *empty = is_signed ? b_.CreateICmpSLT(bound, first) : b_.CreateICmpULT(bound, first);
+    Value *count = count_inclusive ? b_.CreateAdd(at_most(w_ - 1), b_.getInt32(1)) : at_most(w_);
+    count = b_.CreateSelect(empty, b_.getInt32(0), count);
+    Value *fast = b_.CreateICmpULT(lanes, splat(count));
+    if (above_bound) fast = b_.CreateNot(fast);
+    APInt last = is_signed ? APInt::getSignedMaxValue(t->getBitWidth()) : APInt::getMaxValue(t->getBitWidth());
+    Value *wraps = is_signed ? b_.CreateICmpSGT(first, ConstantInt::get(t, last - (w_ - 1)))
+                             : b_.CreateICmpUGT(first, ConstantInt::get(t, last - (w_ - 1)));
+    BasicBlock *before = b_.GetInsertBlock();
+    BasicBlock *exact = BasicBlock::Create(c_, "wfv.wraps", nf_), *cont = BasicBlock::Create(c_, "wfv.wraps.next", nf_);
+    b_.CreateCondBr(wraps, exact, cont);
+    b_.SetInsertPoint(exact);
+    Value *slow = b_.CreateICmp(cmp.getPredicate(), vec(cmp.getOperand(0)), vec(cmp.getOperand(1)));
+    b_.CreateBr(cont);
+    b_.SetInsertPoint(cont);
+    PHINode *phi = b_.CreatePHI(fast->getType(), 2, cmp.getName());
+    phi->addIncoming(slow, exact);
+    phi->addIncoming(fast, before);
+    return phi;
+  }
+
   bool emit_wide(Instruction &inst) {
     Type *t = inst.getType();
     if (!VectorType::isValidElementType(t)) return fail("an OpenCL vector or aggregate value that differs between lanes");
@@ -393,7 +450,9 @@ class Widener {
     } else if (auto *un = dyn_cast<UnaryOperator>(&inst)) {
       r = b_.CreateUnOp(un->getOpcode(), vec(un->getOperand(0)), inst.getName());
     } else if (auto *cmp = dyn_cast<CmpInst>(&inst)) {
-      r = b_.CreateCmp(cmp->getPredicate(), vec(cmp->getOperand(0)), vec(cmp->getOperand(1)), inst.getName());
+      auto *icmp = dyn_cast<ICmpInst>(cmp);
+      r = icmp ? affine_compare(*icmp) : nullptr;
+      if (!r) r = b_.CreateCmp(cmp->getPredicate(), vec(cmp->getOperand(0)), vec(cmp->getOperand(1)), inst.getName());
     } else if (auto *cast = dyn_cast<CastInst>(&inst)) {
       if (!VectorType::isValidElementType(cast->getSrcTy())) return emit_per_lane(inst, nullptr);
       r = b_.CreateCast(cast->getOpcode(), vec(cast->getOperand(0)), wide_type(t), inst.getName());
