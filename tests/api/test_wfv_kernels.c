@@ -99,6 +99,7 @@ static const char *source =
     "        + 64u * (u < x) + 128u * (u >= x);\n"
     "    r = r * 5u + (uint)(y < v) + 2u * (y <= v) + 4u * (y > v) + 8u * (y >= v) + 16u * (y == v) + 32u * (v > y);\n"
     "    r = r * 7u + (uint)(z < c) + 2u * (z == c) + 4u * (z >= c);\n"
+    "    r = r * 5u + (uint)((uint)x == (uint)u) + 2u * ((int)g == 17 + k) + 4u * ((uint)x < (uint)u);\n"
     "  }\n"
     "  out[g] = r;\n"
     "}\n"
@@ -414,6 +415,7 @@ static uint32_t id_compares_model(size_t g, uint64_t base, uint64_t ub, int32_t 
         128u * (u >= x);
     r = r * 5u + (y < v) + 2u * (y <= v) + 4u * (y > v) + 8u * (y >= v) + 16u * (y == v) + 32u * (v > y);
     r = r * 7u + (z < c) + 2u * (z == c) + 4u * (z >= c);
+    r = r * 5u + ((uint32_t)x == (uint32_t)u) + 2u * ((int32_t)g == 17 + k) + 4u * ((uint32_t)x < (uint32_t)u);
   }
   return r;
 }
@@ -431,6 +433,7 @@ static void test_id_compares(void **state) {
       {0, 0, -10, -20, 0},        {0, 5, -10, 3, 7},         {100, 37, 0, 500, 255},
       {0, 1000, -1000, 0, 128},   {~(cl_ulong)0 - 40, 3, 2147483647 - 1100, 2147483647 - 600, 251},
       {~(cl_ulong)0 - 8, ~(cl_ulong)0 - 2, -2147483647, -2147483640, 4},
+      {0xfffffff0u, 0x1fffffffau, 0, 0, 0}, /* the low 32 bits wrap within a vector */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     assert_cl_success(clSetKernelArg(k, 1, sizeof(cl_ulong), &cases[c].base));

@@ -384,23 +384,44 @@ class Widener {
     return emit_per_lane(call, mask(call));
   }
 
-  // An integer compare of an affine value of stride 1 (an id: `lid < s`, `gid == 0`) with a
-  // uniform one. A lane's answer depends only on how many lanes lie below the bound, a
-  // scalar: comparing the lane numbers with it is one narrow vector compare instead of W
-  // compares in the values' type (64-bit for size_t ids: four per 16 lanes on AVX2, and
-  // their packing). Ordered compares are exact only where lane 0's value plus W - 1 does
-  // not wrap around the type's range; there (ids within W of its end) the lanes' values
-  // are compared after all.
+  // An integer compare of an id with a bound the same for all lanes (`lid < s`, `gid == 0`).
+  // The id is an affine value of stride 1, or one masked to its low bits (`(int)lid == 15`
+  // after InstCombine: `and lid, 0xffffffff`). A lane's answer depends only on how many
+  // lanes lie below the bound, a scalar: comparing the lane numbers with it is one narrow
+  // vector compare instead of W compares in the values' type (64-bit for size_t ids: four
+  // per 16 lanes on AVX2, and their packing). Exact where lane 0's value plus W - 1 does not
+  // pass the largest value (of the type, or of the mask); there the lanes' values are
+  // compared after all. Equality of unmasked ids is exact always (modular).
   Value *affine_compare(ICmpInst &cmp) {
     Value *l = cmp.getOperand(0), *r = cmp.getOperand(1);
     CmpInst::Predicate p = cmp.getPredicate();
-    if (shapes_.of(r) == Shape::affine_shape(1) && shapes_.of(l).uniform()) {
+    // An id's lane-0 value (emitted), and the mask it was taken with if any.
+    auto as_id = [&](Value *v, Value *&first, const APInt *&mask) {
+      if (shapes_.of(v) == Shape::affine_shape(1)) {
+        first = nullptr;
+        mask = nullptr;
+        return true;
+      }
+      auto *bo = dyn_cast<BinaryOperator>(v);
+      auto *m = bo && bo->getOpcode() == Instruction::And ? dyn_cast<ConstantInt>(bo->getOperand(1)) : nullptr;
+      if (!m || !m->getValue().isMask() || m->getValue().countr_one() < 8 ||
+          m->getValue().countr_one() >= m->getBitWidth() - 1 || shapes_.of(bo->getOperand(0)) != Shape::affine_shape(1))
+        return false;
+      mask = &m->getValue();
+      first = bo->getOperand(0);
+      return true;
+    };
+    Value *id = nullptr;
+    const APInt *mask = nullptr;
+    if (!(shapes_.of(r).uniform() && as_id(l, id, mask))) {
+      if (!(shapes_.of(l).uniform() && as_id(r, id, mask))) return nullptr;
       std::swap(l, r);
       p = CmpInst::getSwappedPredicate(p);
     }
     auto *t = dyn_cast<IntegerType>(l->getType());
-    if (!t || t->getBitWidth() < 8 || shapes_.of(l) != Shape::affine_shape(1) || !shapes_.of(r).uniform()) return nullptr;
-    Value *first = scalar(l), *bound = scalar(r);
+    if (!t || t->getBitWidth() < 8) return nullptr;
+    Value *first = mask ? b_.CreateAnd(scalar(id), ConstantInt::get(t, *mask)) : scalar(l);
+    Value *bound = scalar(r);
     Value *distance = b_.CreateSub(bound, first);  // as unsigned: exact when bound >= first
     Constant *lanes = lane_offsets(b_.getInt32Ty(), 1);
     auto at_most = [&](uint64_t max) {  // umin(distance, max) as i32
@@ -408,26 +429,28 @@ class Widener {
       return b_.CreateTrunc(b_.CreateSelect(b_.CreateICmpULT(distance, m), distance, m), b_.getInt32Ty());
     };
     auto splat = [&](Value *v) { return b_.CreateVectorSplat(w_, v); };
-    if (ICmpInst::isEquality(p)) {  // modular: exact whatever wraps
-      Value *hit = b_.CreateICmpEQ(lanes, splat(at_most(w_)));
-      return p == CmpInst::ICMP_EQ ? hit : b_.CreateNot(hit);
-    }
     bool is_signed = ICmpInst::isSigned(p);
-    CmpInst::Predicate strict = ICmpInst::getStrictPredicate(p);
-    bool inclusive = p != strict;
-    // Lanes whose value is below (or at, inclusive) the bound: the first `count` ones.
-    bool below_bound = strict == CmpInst::ICMP_ULT || strict == CmpInst::ICMP_SLT;
-    bool above_bound = !below_bound;  // ugt/sgt/uge/sge: the others
-    // x > b is !(x <= b); x >= b is !(x < b).
-    bool count_inclusive = below_bound ? inclusive : !inclusive;
-    Value *empty = is_signed ? b_.CreateICmpSLT(bound, first) : b_.CreateICmpULT(bound, first);
-    Value *count = count_inclusive ? b_.CreateAdd(at_most(w_ - 1), b_.getInt32(1)) : at_most(w_);
-    count = b_.CreateSelect(empty, b_.getInt32(0), count);
-    Value *fast = b_.CreateICmpULT(lanes, splat(count));
-    if (above_bound) fast = b_.CreateNot(fast);
-    APInt last = is_signed ? APInt::getSignedMaxValue(t->getBitWidth()) : APInt::getMaxValue(t->getBitWidth());
-    Value *wraps = is_signed ? b_.CreateICmpSGT(first, ConstantInt::get(t, last - (w_ - 1)))
-                             : b_.CreateICmpUGT(first, ConstantInt::get(t, last - (w_ - 1)));
+    Value *fast;
+    if (ICmpInst::isEquality(p)) {
+      fast = b_.CreateICmpEQ(lanes, splat(at_most(w_)));
+      if (p == CmpInst::ICMP_NE) fast = b_.CreateNot(fast);
+      if (!mask) return fast;
+    } else {
+      CmpInst::Predicate strict = ICmpInst::getStrictPredicate(p);
+      bool below_bound = strict == CmpInst::ICMP_ULT || strict == CmpInst::ICMP_SLT;
+      // The lanes below (or at) the bound are the first `count`; x > b is !(x <= b), x >= b
+      // is !(x < b).
+      bool count_inclusive = below_bound ? p != strict : p == strict;
+      Value *empty = is_signed ? b_.CreateICmpSLT(bound, first) : b_.CreateICmpULT(bound, first);
+      Value *count = count_inclusive ? b_.CreateAdd(at_most(w_ - 1), b_.getInt32(1)) : at_most(w_);
+      count = b_.CreateSelect(empty, b_.getInt32(0), count);
+      fast = b_.CreateICmpULT(lanes, splat(count));
+      if (!below_bound) fast = b_.CreateNot(fast);
+    }
+    unsigned bits = t->getBitWidth();
+    APInt last = mask ? *mask : is_signed ? APInt::getSignedMaxValue(bits) : APInt::getMaxValue(bits);
+    Value *wraps = is_signed && !mask ? b_.CreateICmpSGT(first, ConstantInt::get(t, last - (w_ - 1)))
+                                      : b_.CreateICmpUGT(first, ConstantInt::get(t, last - (w_ - 1)));
     BasicBlock *before = b_.GetInsertBlock();
     BasicBlock *exact = BasicBlock::Create(c_, "wfv.wraps", nf_), *cont = BasicBlock::Create(c_, "wfv.wraps.next", nf_);
     b_.CreateCondBr(wraps, exact, cont);
