@@ -16,10 +16,12 @@
 // update would reach the others within the same region.) Being launcher allocas, the
 // uniform slots become registers after optimization, and region loops whose only frame
 // traffic was such a value vectorize. Each
-// region is cloned into its own z/y/x loop; a region ends where a work-item reaches a
-// barrier (or returns), recording which region comes next, and a dispatcher runs that
-// region's loop. Barriers must be reached by all work-items of a group (OpenCL's rule), so
-// the next region is the same for all of them.
+// region becomes a function of one work-item (region_function) that returns which region
+// comes next when the work-item reaches a barrier (or returns); wfv/ widens it like a
+// kernel, and its own z/y/x loops run whole vectors of work-items through the wide forms
+// and the rest through it; a dispatcher runs the next region's loops. Barriers must be
+// reached by all work-items of a group (OpenCL's rule), so the next region is the same
+// for all of them.
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
 

@@ -395,10 +395,10 @@ class Widener {
   Value *affine_compare(ICmpInst &cmp) {
     Value *l = cmp.getOperand(0), *r = cmp.getOperand(1);
     CmpInst::Predicate p = cmp.getPredicate();
-    // An id's lane-0 value (emitted), and the mask it was taken with if any.
-    auto as_id = [&](Value *v, Value *&first, const APInt *&mask) {
+    // Whether `v` is an id: affine of stride 1 itself (`inner` null), or `inner & mask`.
+    auto as_id = [&](Value *v, Value *&inner, const APInt *&mask) {
       if (shapes_.of(v) == Shape::affine_shape(1)) {
-        first = nullptr;
+        inner = nullptr;
         mask = nullptr;
         return true;
       }
@@ -408,7 +408,7 @@ class Widener {
           m->getValue().countr_one() >= m->getBitWidth() - 1 || shapes_.of(bo->getOperand(0)) != Shape::affine_shape(1))
         return false;
       mask = &m->getValue();
-      first = bo->getOperand(0);
+      inner = bo->getOperand(0);
       return true;
     };
     Value *id = nullptr;
@@ -523,9 +523,14 @@ class Widener {
       // A returned value (a barrier region's next region) must be the same for every lane
       // (OpenCL's barrier rule); lane 0's is taken when the shapes cannot tell.
       Value *v = ret->getReturnValue();
-      if (!v) b_.CreateRetVoid();
-      else if (!VectorType::isValidElementType(v->getType()) && !shapes_.of(v).uniform()) return fail("a returned aggregate that differs between lanes");
-      else b_.CreateRet(shapes_.of(v).affine() && !isa<Constant>(v) ? scalar(v) : isa<Constant>(v) ? v : b_.CreateExtractElement(vec(v), (uint64_t)0));
+      if (!v) {
+        b_.CreateRetVoid();
+      } else if (isa<Constant>(v) || shapes_.of(v).affine()) {
+        b_.CreateRet(scalar(v));
+      } else {
+        if (!VectorType::isValidElementType(v->getType())) return fail("a returned aggregate that differs between lanes");
+        b_.CreateRet(b_.CreateExtractElement(vec(v), (uint64_t)0));
+      }
       return true;
     }
     if (auto *a = dyn_cast<AllocaInst>(&inst)) {
