@@ -432,7 +432,7 @@ static void test_id_compares(void **state) {
   const struct { cl_ulong base, ub; cl_int ibase, ib; cl_uchar cb; } cases[] = {
       {0, 0, -10, -20, 0},        {0, 5, -10, 3, 7},         {100, 37, 0, 500, 255},
       {0, 1000, -1000, 0, 128},   {~(cl_ulong)0 - 40, 3, 2147483647 - 1100, 2147483647 - 600, 251},
-      {~(cl_ulong)0 - 8, ~(cl_ulong)0 - 2, -2147483647, -2147483640, 4},
+      {~(cl_ulong)0 - 8, ~(cl_ulong)0 - 2, -2147483647, -2147483600, 4}, /* ib - k * 5 stays in range */
       {0xfffffff0u, 0x1fffffffau, 0, 0, 0}, /* the low 32 bits wrap within a vector */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

@@ -67,16 +67,16 @@ Shape Shapes::transfer(const Instruction &inst) const {
       auto *cb = dyn_cast<ConstantInt>(inst.getOperand(1));
       auto *ca = dyn_cast<ConstantInt>(inst.getOperand(0));
       switch (inst.getOpcode()) {
-        case Instruction::Add: return Shape::affine_shape(a.stride + b.stride);
-        case Instruction::Sub: return Shape::affine_shape(a.stride - b.stride);
+        case Instruction::Add: return Shape::affine_shape(wrapping_add(a.stride, b.stride));
+        case Instruction::Sub: return Shape::affine_shape(wrapping_sub(a.stride, b.stride));
         case Instruction::Or:  // an add without carries
-          return cast<PossiblyDisjointInst>(inst).isDisjoint() ? Shape::affine_shape(a.stride + b.stride) : Shape::varying();
+          return cast<PossiblyDisjointInst>(inst).isDisjoint() ? Shape::affine_shape(wrapping_add(a.stride, b.stride)) : Shape::varying();
         case Instruction::Mul:
-          if (cb && b.uniform()) return Shape::affine_shape(a.stride * cb->getSExtValue());
-          if (ca && a.uniform()) return Shape::affine_shape(b.stride * ca->getSExtValue());
+          if (cb && b.uniform()) return Shape::affine_shape(wrapping_mul(a.stride, cb->getSExtValue()));
+          if (ca && a.uniform()) return Shape::affine_shape(wrapping_mul(b.stride, ca->getSExtValue()));
           return Shape::varying();
         case Instruction::Shl:
-          if (cb && b.uniform() && cb->getZExtValue() < 63) return Shape::affine_shape(a.stride << cb->getZExtValue());
+          if (cb && b.uniform() && cb->getZExtValue() < 63) return Shape::affine_shape(wrapping_shl(a.stride, (unsigned)cb->getZExtValue()));
           return Shape::varying();
         default:  // a right shift by c divides each lane's value exactly when 2^c divides the stride
           if (inst.getOpcode() == Instruction::LShr && !non_negative(inst)) return Shape::varying();
@@ -118,7 +118,7 @@ Shape Shapes::transfer(const Instruction &inst) const {
         if (it.isStruct()) return Shape::varying();
         TypeSize size = it.getSequentialElementStride(dl);
         if (size.isScalable()) return Shape::varying();
-        stride += i.stride * (int64_t)size.getFixedValue();
+        stride = wrapping_add(stride, wrapping_mul(i.stride, (int64_t)size.getFixedValue()));
       }
       return Shape::affine_shape(stride);
     }

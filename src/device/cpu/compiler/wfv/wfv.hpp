@@ -58,6 +58,13 @@ struct Shape {
   static Shape varying() { return {Varying, 0}; }
 };
 
+// Stride arithmetic wraps like the values' own (mod 2^64; narrower types truncate): a
+// stride of -7e18 times lane 2 is a value, not undefined behavior.
+inline int64_t wrapping_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+inline int64_t wrapping_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+inline int64_t wrapping_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+inline int64_t wrapping_shl(int64_t a, unsigned c) { return (int64_t)((uint64_t)a << c); }
+
 // The shape of every value of a linearized function (a fixed point over its SSA graph).
 // Lane 0 is the work-item whose x id is the first of the vector.
 class Shapes {

@@ -120,7 +120,7 @@ class Widener {
   // The offsets of the lanes from lane 0 for a stride, in t's integer type.
   Constant *lane_offsets(Type *int_type, int64_t stride) {
     std::vector<Constant *> offsets;
-    for (unsigned l = 0; l < w_; l++) offsets.push_back(ConstantInt::get(int_type, (uint64_t)(stride * (int64_t)l), true));
+    for (unsigned l = 0; l < w_; l++) offsets.push_back(ConstantInt::get(int_type, (uint64_t)wrapping_mul(stride, l), true));
     return ConstantVector::get(offsets);
   }
 
@@ -156,8 +156,8 @@ class Widener {
     if (s.uniform()) return scalar(v);
     if (s.affine()) {
       Value *base = scalar(v);
-      if (v->getType()->isPointerTy()) return b_.CreateConstGEP1_64(b_.getInt8Ty(), base, s.stride * (int64_t)l);
-      return b_.CreateAdd(base, ConstantInt::get(v->getType(), (uint64_t)(s.stride * (int64_t)l), true));
+      if (v->getType()->isPointerTy()) return b_.CreateConstGEP1_64(b_.getInt8Ty(), base, (uint64_t)wrapping_mul(s.stride, l));
+      return b_.CreateAdd(base, ConstantInt::get(v->getType(), (uint64_t)wrapping_mul(s.stride, l), true));
     }
     return b_.CreateExtractElement(vector_.lookup(v), (uint64_t)l);
   }
