@@ -542,12 +542,50 @@ struct RegionCall {
   WorkItemValues values;
 };
 
-// How the regions of a kernel with barriers are vectorized (the kernel's WFV settings).
-struct RegionVectorizing {
+// The kernel's WFV settings, for the kernel itself or each of its regions.
+struct Vectorizing {
   bool enabled;
   bool has_images;
   unsigned width, narrow_width;
 };
+
+// A function's vector forms (wfv/), null where WFV does not apply.
+struct VectorForms {
+  Function *wide = nullptr, *narrow = nullptr;
+};
+
+VectorForms vector_forms(Function &fn, const Vectorizing &vz, bool barrier_region, Function &launcher) {
+  VectorForms forms;
+  if (!vz.enabled) return forms;
+  std::string why;
+  forms.wide = kiln::wfv::vectorize_kernel(fn, vz.width, vz.has_images, why, barrier_region);
+  if (forms.wide && vz.narrow_width)
+    forms.narrow = kiln::wfv::vectorize_kernel(fn, vz.narrow_width, vz.has_images, why, barrier_region);
+  if (forms.wide) launcher.addFnAttr(kiln::WFV_LAUNCHER);
+  return forms;
+}
+
+// One row of work-items along x, at the builder's position: whole vectors through the
+// wide form, at most one narrower vector, then the rest one at a time. `run(fn, x)` emits
+// the call for the work-items from x (fn null: the scalar function, one work-item).
+void emit_row(IRBuilder<> &b, WorkItemValues &v, const VectorForms &forms, const Vectorizing &vz,
+              const std::function<void(Function *, Value *)> &run) {
+  Value *rest = nullptr;
+  auto vectors = [&](Function *fn, unsigned width, const char *name) {
+    Value *end = b.CreateAnd(v.local_size[0], b.getInt64(~(uint64_t)(width - 1)), "vector_end");
+    emit_loop(b, end, name, [&](Value *x) {
+      v.local_id[0] = x;  // lane 0's (the vector form computes the others)
+      run(fn, x);
+    }, false, rest, width, /*vectorized=*/true);
+    rest = end;
+  };
+  if (forms.wide) vectors(forms.wide, vz.width, "xv");
+  if (forms.narrow) vectors(forms.narrow, vz.narrow_width, "xn");
+  emit_loop(b, v.local_size[0], "x", [&](Value *x) {
+    v.local_id[0] = x;
+    run(nullptr, x);
+  }, /*work_items=*/true, rest);
+}
 
 // Emits, at the builder's position (inside a group iteration), the dispatcher and one
 // z/y/x loop per region: whole vectors of work-items through the region's wfv/ functions
@@ -555,7 +593,7 @@ struct RegionVectorizing {
 // the calls to inline are added to `calls`, the region functions to `functions`.
 void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::vector<Value *> &call_args,
                   WorkItemValues &v, Value *frames, Value *items, Value *uniform_current, Value *uniform_next,
-                  AllocaInst *next_region, const RegionVectorizing &vectorizing, std::vector<RegionCall> &calls,
+                  AllocaInst *next_region, const Vectorizing &vectorizing, std::vector<RegionCall> &calls,
                   std::vector<Function *> &functions) {
   LLVMContext &c = b.getContext();
   Function *f = b.GetInsertBlock()->getParent();
@@ -570,23 +608,16 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
 
   for (size_t r = 0; r < s.regions.size(); r++) {
     Function *scalar = region_function(w, s, r);
-    Function *wide = nullptr, *narrow = nullptr;
-    if (vectorizing.enabled) {
-      std::string why;
-      wide = kiln::wfv::vectorize_kernel(*scalar, vectorizing.width, vectorizing.has_images, why, /*barrier_region=*/true);
-      if (wide && vectorizing.narrow_width)
-        narrow = kiln::wfv::vectorize_kernel(*scalar, vectorizing.narrow_width, vectorizing.has_images, why, true);
-      if (wide) f->addFnAttr(kiln::WFV_LAUNCHER);
-    }
-    for (Function *fn : {scalar, wide, narrow})
+    VectorForms forms = vector_forms(*scalar, vectorizing, /*barrier_region=*/true, *f);
+    for (Function *fn : {scalar, forms.wide, forms.narrow})
       if (fn) functions.push_back(fn);
     BasicBlock *pre = BasicBlock::Create(c, "region" + std::to_string(r), f);
     sw->addCase(b.getInt32((uint32_t)r), pre);
     b.SetInsertPoint(pre);
-    auto run = [&](Function *fn, Value *x_base) {
+    auto run = [&](Function *fn, Value *x) {
       std::vector<Value *> a(args);
-      if (x_base) a.push_back(x_base);
-      CallInst *call = b.CreateCall(fn, a);
+      if (fn) a.push_back(x);  // a vector form's lane 0
+      CallInst *call = b.CreateCall(fn ? fn : scalar, a);
       b.CreateStore(call, next_region);
       calls.push_back({call, v});
     };
@@ -594,21 +625,7 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
       v.local_id[2] = z;
       emit_loop(b, v.local_size[1], "y", [&](Value *y) {
         v.local_id[1] = y;
-        Value *rest = nullptr;
-        auto vectors = [&](Function *fn, unsigned width, const char *name) {
-          Value *end = b.CreateAnd(v.local_size[0], b.getInt64(~(uint64_t)(width - 1)), "vector_end");
-          emit_loop(b, end, name, [&](Value *x) {
-            v.local_id[0] = x;  // lane 0's (the vector form computes the others)
-            run(fn, x);
-          }, false, rest, width, /*vectorized=*/true);
-          rest = end;
-        };
-        if (wide) vectors(wide, vectorizing.width, "xv");
-        if (narrow) vectors(narrow, vectorizing.narrow_width, "xn");
-        emit_loop(b, v.local_size[0], "x", [&](Value *x) {
-          v.local_id[0] = x;
-          run(scalar, nullptr);
-        }, /*work_items=*/true, rest);
+        emit_row(b, v, forms, vectorizing, run);
       });
     });
     if (s.uniform_size)
@@ -815,18 +832,11 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
 
   // Whole-function vectorization (wfv/) where it applies: of the kernel, or (with
   // barriers) of each region.
-  RegionVectorizing vectorizing{wfv::mode() != wfv::Mode::Off && !has_option(m, OPTION_OPT_DISABLE), false,
-                                wfv::width(), wfv::narrow_width()};
+  Vectorizing vectorizing{wfv::mode() != wfv::Mode::Off && !has_option(m, OPTION_OPT_DISABLE), false, wfv::width(),
+                          wfv::narrow_width()};
   for (unsigned i = 0; i < k.arg_size(); i++) vectorizing.has_images |= desc.args[i].kind == KILN_ARG_IMAGE;
-  unsigned width = vectorizing.width, narrow_width = vectorizing.narrow_width;
-  Function *wide = nullptr, *narrow = nullptr;
-  if (!barriers && vectorizing.enabled) {
-    std::string why;
-    bool images = vectorizing.has_images;
-    wide = wfv::vectorize_kernel(k, width, images, why);
-    if (wide && narrow_width) narrow = wfv::vectorize_kernel(k, narrow_width, images, why);
-    if (wide) f->addFnAttr(kiln::WFV_LAUNCHER);
-  }
+  VectorForms forms;
+  if (!barriers) forms = vector_forms(k, vectorizing, /*barrier_region=*/false, *f);
 
   std::vector<RegionCall> region_calls;
   std::vector<Function *> region_functions;
@@ -859,24 +869,11 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
       v.local_id[2] = z;
       emit_loop(b, v.local_size[1], "y", [&](Value *y) {
         v.local_id[1] = y;
-        Value *rest = nullptr;
-        // Whole vectors of work-items, then (at most one) narrower vector, then the rest
-        // one at a time.
-        auto vectors = [&](Function *fn, unsigned w, const char *name) {
-          Value *end = b.CreateAnd(v.local_size[0], b.getInt64(~(uint64_t)(w - 1)), "vector_end");
-          emit_loop(b, end, name, [&](Value *x) {
-            std::vector<Value *> args(call_args);
-            args.push_back(x);
-            b.CreateCall(fn, args);
-          }, false, rest, w, /*vectorized=*/true);
-          rest = end;
-        };
-        if (wide) vectors(wide, width, "xv");
-        if (narrow) vectors(narrow, narrow_width, "xn");
-        emit_loop(b, v.local_size[0], "x", [&](Value *x) {
-          v.local_id[0] = x;
-          b.CreateCall(&k, call_args);
-        }, /*work_items=*/true, rest);
+        emit_row(b, v, forms, vectorizing, [&](Function *fn, Value *x) {
+          std::vector<Value *> args(call_args);
+          if (fn) args.push_back(x);  // a vector form's lane 0
+          b.CreateCall(fn ? fn : &k, args);
+        });
       });
     });
   }
