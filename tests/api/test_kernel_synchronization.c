@@ -7,7 +7,8 @@
  * directions with chained events, wait_group_events and prefetch; program-scope global
  * variables (initialized, zero-initialized, written by one launch and read by the next,
  * static variables in functions) and CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE; values of
- * several sizes kept per work-item across barriers, masked tree updates of local arrays. */
+ * several sizes kept per work-item across barriers, masked tree updates of local arrays;
+ * regions whose work-items past a guard on the local id are skipped. */
 #include "builtins_harness.h"
 
 /* BL: a barrier with the local fence, BG: with the global fence. */
@@ -244,6 +245,104 @@ static void test_mixed_frames_and_masked_local_updates(void **state) {
   check_mixed(*state, 64, 1);
 }
 
+/* Regions whose every effect sits behind a guard on the local x id (idle_work_items.cpp:
+ * the launcher stops a row where the guards say the rest does nothing): every guard form
+ * (<, <=, == beyond the first vector, signed with a negative bound, the false edge of >=,
+ * one side of &&), bounds of 0 and SIZE_MAX, a bound raised by a loop inside the region, a
+ * per-group bound read from memory (in the region, or before a barrier: no bound), a guard reached by some work-items only (no bound),
+ * a divergent test under a guard, and along x a bound that depends on the row (2D). Each
+ * region adds its own bit to the work-item's local word. */
+static const char *guards_source =
+    "kernel void guards(global const int *in, global int *out, global const int *limits, int c, int s, local int *t) {\n"
+    "  size_t l = get_local_id(0);\n"
+    "  int li = (int)l, g = (int)get_group_id(0), lim = limits[g]; /* kept in frames: no bound */\n"
+    "  t[l] = 0;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (l < (size_t)c) t[l] |= 1;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (l <= (size_t)c) t[l] |= 2;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (li < s) t[l] |= 4;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (li <= s) t[l] |= 8;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (l == (size_t)c) t[l] |= 16;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (l >= (size_t)c) { } else if (in[l] % 3 != 0) t[l] |= 32;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (int k = 0; k < 3; k++) if (li < c + 20 * k) t[l] += 64;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (li < limits[g] && in[l] > 0) t[l] |= 1024;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (li < lim) t[l] |= 4096;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (in[l] >= 100) { if (li < c) t[l] |= 2048; }\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(0)] = t[l];\n"
+    "}\n"
+    "kernel void rows(global int *out, int c) {\n"
+    "  local int t[8][32];\n"
+    "  size_t x = get_local_id(0), y = get_local_id(1);\n"
+    "  t[y][x] = 0;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (x < y * 5) t[y][x] |= 1;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (x == y * 4 + (size_t)c) t[y][x] |= 2;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = t[y][x];\n"
+    "}\n";
+
+static void check_guards(struct kiln_test_env *env, cl_program program, size_t global, size_t local, cl_int c,
+                         cl_int s) {
+  size_t groups = (global + local - 1) / local;
+  cl_int *in = malloc(local * sizeof *in), *out = calloc(global, sizeof *out), *limits = malloc(groups * sizeof *limits);
+  for (size_t i = 0; i < local; i++) in[i] = i < 35 ? (cl_int)(i * 7 % 11) - 3 : (cl_int)i + 100;
+  for (size_t g = 0; g < groups; g++) limits[g] = (cl_int)(g * 13 % 70) - 5;
+  bt_run(env, program, "guards", global, local,
+         BT_ARGS(BT_IN(in, local * sizeof *in), BT_OUT(out, global * sizeof *out), BT_IN(limits, groups * sizeof *limits),
+                 BT_VAL(c), BT_VAL(s), BT_LOCAL(local * sizeof(cl_int))));
+  for (size_t i = 0; i < global; i++) {
+    size_t l = i % local, uc = (size_t)(long)c; /* as the kernel's (size_t)c */
+    int li = (int)l, want = 0;
+    if (l < uc) want |= 1;
+    if (l <= uc) want |= 2;
+    if (li < s) want |= 4;
+    if (li <= s) want |= 8;
+    if (l == uc) want |= 16;
+    if (l < uc && in[l] % 3 != 0) want |= 32;
+    for (int k = 0; k < 3; k++)
+      if ((long)li < (long)c + 20 * k) want += 64;
+    if (li < limits[i / local] && in[l] > 0) want |= 1024;
+    if (in[l] >= 100 && li < c) want |= 2048;
+    if (li < limits[i / local]) want |= 4096;
+    if (out[i] != want)
+      fail_msg("global %zu local %zu c %d s %d: item %zu got %#x, want %#x", global, local, c, s, i, out[i], want);
+  }
+  free(in), free(out), free(limits);
+}
+
+static void test_idle_work_items_skipped(void **state) {
+  cl_program program = bt_build(*state, guards_source, BT_CL12);
+  static const cl_int bounds[][2] = {{0, -3}, {5, 0}, {16, 17}, {17, 16}, {40, 100}, {-1, 31}, {255, 255}, {33, 1}};
+  for (size_t b = 0; b < sizeof bounds / sizeof *bounds; b++) {
+    check_guards(*state, program, 1024, 256, bounds[b][0], bounds[b][1]);
+    check_guards(*state, program, 999, 37, bounds[b][0], bounds[b][1]);
+    check_guards(*state, program, 128, 64, bounds[b][0], bounds[b][1]);
+  }
+  enum { W = 64, H = 16, LW = 32, LH = 8 };
+  for (cl_int c = 0; c < 4; c++) {
+    cl_int out[W * H];
+    size_t global[2] = {W, H}, local[2] = {LW, LH};
+    bt_launch(*state, program, "rows", 2, NULL, global, local, BT_ARGS(BT_OUT(out, sizeof out), BT_VAL(c)));
+    for (size_t i = 0; i < W * H; i++) {
+      size_t x = i % W % LW, y = i / W % LH;
+      int want = (x < y * 5 ? 1 : 0) | (x == y * 4 + (size_t)c ? 2 : 0);
+      if (out[i] != want) fail_msg("rows c %d: item (%zu, %zu) got %d, want %d", c, i % W, i / W, out[i], want);
+    }
+  }
+  assert_cl_success(clReleaseProgram(program));
+}
+
 /* Per group: 100 int4 (global -> local, modified, local -> global, two copies chained on
  * one event), 100 ints gathered with stride 3 and scattered with stride 5, 37 floats. */
 static const char *async_source =
@@ -389,7 +488,7 @@ int main(void) {
       cmocka_unit_test(test_barrier_cl12),          cmocka_unit_test(test_work_group_barrier_cl30),
       cmocka_unit_test(test_barrier_2d),            cmocka_unit_test(test_async_copies),
       cmocka_unit_test(test_program_scope_globals), cmocka_unit_test(test_uniform_values_across_barriers),
-      cmocka_unit_test(test_mixed_frames_and_masked_local_updates),
+      cmocka_unit_test(test_mixed_frames_and_masked_local_updates), cmocka_unit_test(test_idle_work_items_skipped),
   };
   return cmocka_run_group_tests(tests, bt_setup, bt_teardown);
 }

@@ -23,6 +23,7 @@
 // reached by all work-items of a group (OpenCL's rule), so the next region is the same
 // for all of them.
 #include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/compiler/idle_work_items.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
 
 #include <llvm/Analysis/TargetTransformInfoImpl.h>
@@ -62,9 +63,11 @@ struct WorkItemValues {
 // for (i = start; i < end; i += step) body(i), at the builder's position (start 0 when
 // null). `work_items`: the innermost (x) loop over work-items, tagged for
 // work_item_vectorize.cpp. `vectorized`: a loop over whole vectors of work-items (wfv/),
-// which LLVM's vectorizer is told to leave alone.
+// which LLVM's vectorizer is told to leave alone. `limit`: an i64 in memory that the body
+// may lower, a second end read before each iteration.
 void emit_loop(IRBuilder<> &b, Value *end, const Twine &name, const std::function<void(Value *)> &body,
-               bool work_items = false, Value *start = nullptr, uint64_t step = 1, bool vectorized = false) {
+               bool work_items = false, Value *start = nullptr, uint64_t step = 1, bool vectorized = false,
+               Value *limit = nullptr) {
   LLVMContext &c = b.getContext();
   Function *f = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
@@ -75,6 +78,7 @@ void emit_loop(IRBuilder<> &b, Value *end, const Twine &name, const std::functio
   b.SetInsertPoint(header);
   PHINode *i = b.CreatePHI(b.getInt64Ty(), 2, name);
   i->addIncoming(start ? start : b.getInt64(0), pre);
+  if (limit) end = b.CreateBinaryIntrinsic(Intrinsic::umin, end, b.CreateLoad(b.getInt64Ty(), limit, "limit"));
   b.CreateCondBr(b.CreateICmpULT(i, end), inner, exit);
   b.SetInsertPoint(inner);
   body(i);
@@ -535,6 +539,9 @@ Function *region_function(Function &w, const SplitKernel &s, size_t r) {
   return fn;
 }
 
+// Where in the uniform buffers the idle x bound goes (idle_work_items.hpp): after the values.
+uint64_t idle_from_offset(const SplitKernel &s) { return (s.uniform_size + 7) / 8 * 8; }
+
 // A call the launcher makes of a region function (or its wfv/ vector form), inlined once
 // the launcher is complete, with the work-item values of its loops at the call.
 struct RegionCall {
@@ -568,20 +575,27 @@ VectorForms vector_forms(Function &fn, const Vectorizing &vz, bool barrier_regio
 // One row of work-items along x, at the builder's position: whole vectors through the
 // wide form, at most one narrower vector, then the rest one at a time. `run(fn, x)` emits
 // the call for the work-items from x (fn null: the scalar function, one work-item).
+// `idle_from`: where each call stores the x from which the row's work-items are idle
+// (idle_work_items.hpp); the row stops there, but runs at least its first call.
 void emit_row(IRBuilder<> &b, WorkItemValues &v, const VectorForms &forms, const Vectorizing &vz,
-              const std::function<void(Function *, Value *)> &run) {
+              const std::function<void(Function *, Value *)> &run, Value *idle_from = nullptr) {
   Value *rest = nullptr;
+  if (idle_from) b.CreateStore(b.getInt64(UINT64_MAX), idle_from);
   auto vectors = [&](Function *fn, unsigned width, const char *name) {
     Value *end = b.CreateAnd(v.local_size[0], b.getInt64(~(uint64_t)(width - 1)), "vector_end");
     emit_loop(b, end, name, [&](Value *x) {
       v.local_id[0] = x;  // lane 0's (the vector form computes the others)
       run(fn, x);
-    }, false, rest, width, /*vectorized=*/true);
+    }, false, rest, width, /*vectorized=*/true, idle_from);
     rest = end;
   };
   if (forms.wide) vectors(forms.wide, vz.width, "xv");
   if (forms.narrow) vectors(forms.narrow, vz.narrow_width, "xn");
-  emit_loop(b, v.local_size[0], "x", [&](Value *x) {
+  // The scalar loop's end is read once (a bound that the body changes would keep LLVM's
+  // loop vectorizer away); before any call it is the whole row.
+  Value *end = v.local_size[0];
+  if (idle_from) end = b.CreateBinaryIntrinsic(Intrinsic::umin, end, b.CreateLoad(b.getInt64Ty(), idle_from));
+  emit_loop(b, end, "x", [&](Value *x) {
     v.local_id[0] = x;
     run(nullptr, x);
   }, /*work_items=*/true, rest);
@@ -597,6 +611,10 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
                   std::vector<Function *> &functions) {
   LLVMContext &c = b.getContext();
   Function *f = b.GetInsertBlock()->getParent();
+  // Past the uniform values in "next": the x from which the current row's work-items are
+  // idle, in regions that store it (only worth it with vector forms: the scalar loop's
+  // end would be known only after its first work-item).
+  Value *idle_from = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), uniform_next, idle_from_offset(s), "idle_from");
   b.CreateStore(b.getInt32(0), next_region);
   BasicBlock *dispatch = BasicBlock::Create(c, "dispatch", f);
   BasicBlock *group_done = BasicBlock::Create(c, "group.done", f);
@@ -608,7 +626,9 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
 
   for (size_t r = 0; r < s.regions.size(); r++) {
     Function *scalar = region_function(w, s, r);
+    bool bounded = vectorizing.enabled && kiln::bound_idle_work_items(*scalar, idle_from_offset(s));
     VectorForms forms = vector_forms(*scalar, vectorizing, /*barrier_region=*/true, *f);
+    bounded = bounded && forms.wide;
     for (Function *fn : {scalar, forms.wide, forms.narrow})
       if (fn) functions.push_back(fn);
     BasicBlock *pre = BasicBlock::Create(c, "region" + std::to_string(r), f);
@@ -625,7 +645,7 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
       v.local_id[2] = z;
       emit_loop(b, v.local_size[1], "y", [&](Value *y) {
         v.local_id[1] = y;
-        emit_row(b, v, forms, vectorizing, run);
+        emit_row(b, v, forms, vectorizing, run, bounded ? idle_from : nullptr);
       });
     });
     if (s.uniform_size)
@@ -809,11 +829,12 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   BasicBlock *no_memory = nullptr;
   if (barriers) {
     next_region = b.CreateAlloca(b.getInt32Ty(), nullptr, "next_region");
-    ArrayType *buffer_type = ArrayType::get(b.getInt8Ty(), std::max<uint64_t>(split.uniform_size, 1));
+    ArrayType *buffer_type = ArrayType::get(b.getInt8Ty(), idle_from_offset(split) + 8);
     uniform_current = b.CreateAlloca(buffer_type, nullptr, "uniform_current");
     uniform_next = b.CreateAlloca(buffer_type, nullptr, "uniform_next");
-    uniform_current->setAlignment(Align(split.uniform_align));
-    uniform_next->setAlignment(Align(split.uniform_align));
+    Align buffer_align(std::max<uint64_t>(split.uniform_align, 8));
+    uniform_current->setAlignment(buffer_align);
+    uniform_next->setAlignment(buffer_align);
     items = b.CreateMul(b.CreateMul(v.enqueued_local_size[0], v.enqueued_local_size[1]), v.enqueued_local_size[2]);
     uint64_t frames_align = std::max<uint64_t>(KILN_LOCAL_MEM_ALIGN, split.frame_align);
     Value *bytes = b.CreateAdd(b.CreateMul(items, b.getInt64(split.frame_size)), b.getInt64(frames_align));

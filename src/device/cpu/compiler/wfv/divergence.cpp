@@ -44,18 +44,25 @@ class LaneDivergence : public TargetTransformInfoImplCRTPBase<LaneDivergence> {
 
 }  // namespace
 
-DenseSet<BasicBlock *> divergent_branches(Function &f) {
+Divergence divergence(Function &f) {
   FunctionAnalysisManager fam;
   const DataLayout &dl = f.getParent()->getDataLayout();
   fam.registerPass([&] { return TargetIRAnalysis([&dl](const Function &) { return TargetTransformInfo(LaneDivergence(dl)); }); });
   PassBuilder pb;
   pb.registerFunctionAnalyses(fam);  // keeps the target-info model registered above
   UniformityInfo &ui = fam.getResult<UniformityInfoAnalysis>(f);
-  DenseSet<BasicBlock *> divergent;
-  for (BasicBlock &bb : f)
+  Divergence d;
+  for (Argument &arg : f.args())
+    if (ui.isDivergent(&arg)) d.values.insert(&arg);
+  for (BasicBlock &bb : f) {
     if (auto *br = dyn_cast<BranchInst>(bb.getTerminator()); br && br->isConditional() && ui.hasDivergentTerminator(bb))
-      divergent.insert(&bb);
-  return divergent;
+      d.branches.insert(&bb);
+    for (Instruction &inst : bb)
+      if (ui.isDivergent(&inst)) d.values.insert(&inst);
+  }
+  return d;
 }
+
+DenseSet<BasicBlock *> divergent_branches(Function &f) { return divergence(f).branches; }
 
 }  // namespace kiln::wfv
