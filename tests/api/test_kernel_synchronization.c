@@ -250,8 +250,9 @@ static void test_mixed_frames_and_masked_local_updates(void **state) {
  * (<, <=, == beyond the first vector, signed with a negative bound, the false edge of >=,
  * one side of &&), bounds of 0 and SIZE_MAX, a bound raised by a loop inside the region, a
  * per-group bound read from memory (in the region, or before a barrier: no bound), a guard reached by some work-items only (no bound),
- * a divergent test under a guard, and along x a bound that depends on the row (2D). Each
- * region adds its own bit to the work-item's local word. */
+ * a divergent test under a guard, and along x a bound that depends on the row (2D). Whole
+ * vectors below a single guard's bound run a copy without the guard (c = 40: x 16..31).
+ * Each region adds its own bit to the work-item's local word. */
 static const char *guards_source =
     "kernel void guards(global const int *in, global int *out, global const int *limits, int c, int s, local int *t) {\n"
     "  size_t l = get_local_id(0);\n"

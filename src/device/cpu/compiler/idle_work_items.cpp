@@ -11,6 +11,7 @@
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/wfv/divergence.hpp"
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
@@ -22,6 +23,7 @@
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <llvm/Support/raw_ostream.h>
 #include <cstdlib>
@@ -82,10 +84,12 @@ bool is_x_id(const Value *v) {
   return call && wfv::is_lane_id(*call) && isa<ConstantInt>(call->getArgOperand(0));
 }
 
-// `x pred u`, with x the local x id.
+// `x pred u`, with x the local x id: what `cmp` being `taken` says.
 struct Guard {
   CmpInst::Predicate pred;
   Value *u;
+  ICmpInst *cmp;
+  bool taken;
 };
 
 class Bounds {
@@ -124,7 +128,7 @@ class Bounds {
       case CmpInst::ICMP_EQ:
       case CmpInst::ICMP_SLT:
       case CmpInst::ICMP_SLE:
-        return Guard{pred, u};
+        return Guard{pred, u, cmp, taken};
       default:
         return std::nullopt;
     }
@@ -200,9 +204,28 @@ Value *emit_bound(IRBuilder<> &b, const Guard &g) {
   }
 }
 
+// With one guard, of a compare that runs at most once per call (outside loops) and holds
+// for every x below the bound (not ==): a copy of `fn` in which the compare is the constant
+// it is for those x.
+Function *all_active_copy(Function &fn, const std::vector<Bounds::GuardEdge> &guards) {
+  if (guards.size() != 1) return nullptr;
+  const Guard &g = guards[0].guard;
+  if (g.pred == CmpInst::ICMP_EQ) return nullptr;
+  DominatorTree dt(fn);
+  LoopInfo loops(dt);
+  if (loops.getLoopFor(guards[0].block) || loops.getLoopFor(g.cmp->getParent())) return nullptr;
+  ValueToValueMapTy map;
+  Function *copy = CloneFunction(&fn, map);
+  copy->setName(fn.getName() + ".all_active");
+  auto *cmp = cast<Instruction>(map[g.cmp]);
+  cmp->replaceAllUsesWith(ConstantInt::getBool(fn.getContext(), g.taken));
+  cmp->eraseFromParent();
+  return copy;
+}
+
 }  // namespace
 
-bool bound_idle_work_items(Function &fn, uint64_t offset) {
+IdleBound bound_idle_work_items(Function &fn, uint64_t offset) {
   run_function_passes(fn, [](PassBuilder &, FunctionPassManager &fpm) {
     fpm.addPass(SROAPass(SROAOptions::PreserveCFG));
     fpm.addPass(EarlyCSEPass());
@@ -217,7 +240,7 @@ bool bound_idle_work_items(Function &fn, uint64_t offset) {
       std::optional<Bounds::GuardEdge> g = bounds.guard_above(inst.getParent());
       if (!g) {
         if (debug()) errs() << "kiln: " << fn.getName() << ": runs every work-item (an effect under no guard on the x id)\n";
-        return false;
+        return {};
       }
       bool known = false;
       for (const Bounds::GuardEdge &e : guards) known = known || (e.block == g->block && e.successor == g->successor);
@@ -238,8 +261,11 @@ bool bound_idle_work_items(Function &fn, uint64_t offset) {
       b.SetInsertPoint(ret);
       b.CreateStore(b.CreateLoad(b.getInt64Ty(), bound), b.CreateConstInBoundsGEP1_64(Type::getInt8Ty(c), next, offset));
     }
-  if (debug()) errs() << "kiln: " << fn.getName() << ": stops rows where its " << guards.size() << " guard(s) on the x id end\n";
-  return true;
+  IdleBound result{true, all_active_copy(fn, guards)};
+  if (debug())
+    errs() << "kiln: " << fn.getName() << ": stops rows where its " << guards.size() << " guard(s) on the x id end"
+           << (result.all_active ? ", runs whole vectors below it unmasked" : "") << "\n";
+  return result;
 }
 
 }  // namespace kiln

@@ -18,8 +18,16 @@ namespace kiln {
 // work-items of the row from that x on then do nothing but what the first one does
 // (compute the same uniform values and the same next region), so the launcher skips
 // them: a tree reduction's `if (lid < s)` levels cost s work-items, not the group.
-// Returns whether the bound is stored. `fn` is simplified (SROA) on the way.
-bool bound_idle_work_items(llvm::Function &fn, uint64_t offset);
+// `fn` is simplified (SROA) on the way.
+struct IdleBound {
+  bool stored = false;  // whether the bound is stored
+  // When the region has one such guard, run once per call, not `x == u`: a copy of fn
+  // (`<name>.all_active`, same parameters) for calls whose work-items all lie below the
+  // bound, where the guard's compare is the constant it is for them, so that wfv/ widens
+  // it without masks. Null otherwise.
+  llvm::Function *all_active = nullptr;
+};
+IdleBound bound_idle_work_items(llvm::Function &fn, uint64_t offset);
 
 }  // namespace kiln
 

@@ -559,6 +559,9 @@ struct Vectorizing {
 // A function's vector forms (wfv/), null where WFV does not apply.
 struct VectorForms {
   Function *wide = nullptr, *narrow = nullptr;
+  // A barrier region's wide form for vectors whose work-items all pass its guard on the x
+  // id (idle_work_items.hpp): no masks.
+  Function *wide_all_active = nullptr;
 };
 
 VectorForms vector_forms(Function &fn, const Vectorizing &vz, bool barrier_region, Function &launcher) {
@@ -585,7 +588,22 @@ void emit_row(IRBuilder<> &b, WorkItemValues &v, const VectorForms &forms, const
     Value *end = b.CreateAnd(v.local_size[0], b.getInt64(~(uint64_t)(width - 1)), "vector_end");
     emit_loop(b, end, name, [&](Value *x) {
       v.local_id[0] = x;  // lane 0's (the vector form computes the others)
+      if (fn != forms.wide || !forms.wide_all_active || !idle_from) return run(fn, x);
+      // Once the row's first call has stored the bound, vectors wholly below it need no masks.
+      LLVMContext &c = b.getContext();
+      Function *f = b.GetInsertBlock()->getParent();
+      BasicBlock *all = BasicBlock::Create(c, "all_active", f), *some = BasicBlock::Create(c, "some_active", f);
+      BasicBlock *join = BasicBlock::Create(c, "active_join", f);
+      Value *bound = b.CreateLoad(b.getInt64Ty(), idle_from);
+      b.CreateCondBr(b.CreateAnd(b.CreateICmpNE(x, b.getInt64(0)), b.CreateICmpULE(b.CreateAdd(x, b.getInt64(width)), bound)),
+                     all, some);
+      b.SetInsertPoint(all);
+      run(forms.wide_all_active, x);
+      b.CreateBr(join);
+      b.SetInsertPoint(some);
       run(fn, x);
+      b.CreateBr(join);
+      b.SetInsertPoint(join);
     }, false, rest, width, /*vectorized=*/true, idle_from);
     rest = end;
   };
@@ -626,10 +644,16 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
 
   for (size_t r = 0; r < s.regions.size(); r++) {
     Function *scalar = region_function(w, s, r);
-    bool bounded = vectorizing.enabled && kiln::bound_idle_work_items(*scalar, idle_from_offset(s));
+    kiln::IdleBound idle;
+    if (vectorizing.enabled) idle = kiln::bound_idle_work_items(*scalar, idle_from_offset(s));
     VectorForms forms = vector_forms(*scalar, vectorizing, /*barrier_region=*/true, *f);
-    bounded = bounded && forms.wide;
-    for (Function *fn : {scalar, forms.wide, forms.narrow})
+    bool bounded = idle.stored && forms.wide;
+    if (bounded && idle.all_active) {
+      std::string why;
+      forms.wide_all_active = kiln::wfv::vectorize_kernel(*idle.all_active, vectorizing.width, vectorizing.has_images,
+                                                          why, /*barrier_region=*/true);
+    }
+    for (Function *fn : {scalar, forms.wide, forms.narrow, idle.all_active, forms.wide_all_active})
       if (fn) functions.push_back(fn);
     BasicBlock *pre = BasicBlock::Create(c, "region" + std::to_string(r), f);
     sw->addCase(b.getInt32((uint32_t)r), pre);
