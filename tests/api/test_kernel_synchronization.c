@@ -250,8 +250,9 @@ static void test_mixed_frames_and_masked_local_updates(void **state) {
  * (<, <=, == beyond the first vector, signed with a negative bound, the false edge of >=,
  * one side of &&), bounds of 0 and SIZE_MAX, a bound raised by a loop inside the region, a
  * per-group bound read from memory (in the region, or before a barrier: no bound), a guard reached by some work-items only (no bound),
- * a divergent test under a guard, and along x a bound that depends on the row (2D). Whole
- * vectors below a single guard's bound run a copy without the guard (c = 40: x 16..31).
+ * a divergent test under a guard, two guards in one region, and along x a bound that
+ * depends on the row (2D). Whole vectors below every guard's bound run a copy without the
+ * guards (c = 40: x 16..31).
  * Each region adds its own bit to the work-item's local word. */
 static const char *guards_source =
     "kernel void guards(global const int *in, global int *out, global const int *limits, int c, int s, local int *t) {\n"
@@ -276,6 +277,9 @@ static const char *guards_source =
     "  if (li < limits[g] && in[l] > 0) t[l] |= 1024;\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  if (li < lim) t[l] |= 4096;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (l < (size_t)c) t[l] |= 8192;\n"
+    "  if (li < s) t[l] |= 16384;\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  if (in[l] >= 100) { if (li < c) t[l] |= 2048; }\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -316,6 +320,8 @@ static void check_guards(struct kiln_test_env *env, cl_program program, size_t g
     if (li < limits[i / local] && in[l] > 0) want |= 1024;
     if (in[l] >= 100 && li < c) want |= 2048;
     if (li < limits[i / local]) want |= 4096;
+    if (l < uc) want |= 8192;
+    if (li < s) want |= 16384;
     if (out[i] != want)
       fail_msg("global %zu local %zu c %d s %d: item %zu got %#x, want %#x", global, local, c, s, i, out[i], want);
   }

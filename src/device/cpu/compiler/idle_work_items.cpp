@@ -204,25 +204,6 @@ Value *emit_bound(IRBuilder<> &b, const Guard &g) {
   }
 }
 
-// With one guard, of a compare that runs at most once per call (outside loops) and holds
-// for every x below the bound (not ==): a copy of `fn` in which the compare is the constant
-// it is for those x.
-Function *all_active_copy(Function &fn, const std::vector<Bounds::GuardEdge> &guards) {
-  if (guards.size() != 1) return nullptr;
-  const Guard &g = guards[0].guard;
-  if (g.pred == CmpInst::ICMP_EQ) return nullptr;
-  DominatorTree dt(fn);
-  LoopInfo loops(dt);
-  if (loops.getLoopFor(guards[0].block) || loops.getLoopFor(g.cmp->getParent())) return nullptr;
-  ValueToValueMapTy map;
-  Function *copy = CloneFunction(&fn, map);
-  copy->setName(fn.getName() + ".all_active");
-  auto *cmp = cast<Instruction>(map[g.cmp]);
-  cmp->replaceAllUsesWith(ConstantInt::getBool(fn.getContext(), g.taken));
-  cmp->eraseFromParent();
-  return copy;
-}
-
 }  // namespace
 
 IdleBound bound_idle_work_items(Function &fn, uint64_t offset) {
@@ -247,21 +228,56 @@ IdleBound bound_idle_work_items(Function &fn, uint64_t offset) {
       if (!known) guards.push_back(*g);
     }
   }
+  // A guard whose compare runs once per call, in its block (outside loops), and holds for
+  // every x below its bound (not ==) is the constant it is for them in the all-active copy;
+  // any other guard that a call reaches leaves that call no all-active vectors.
+  DominatorTree dt(fn);
+  LoopInfo loops(dt);
+  auto constant_below_bound = [&](const Bounds::GuardEdge &e) {
+    return e.guard.pred != CmpInst::ICMP_EQ && e.guard.cmp->getParent() == e.block && !loops.getLoopFor(e.block);
+  };
   LLVMContext &c = fn.getContext();
   IRBuilder<> b(&*fn.getEntryBlock().getFirstInsertionPt());
-  AllocaInst *bound = b.CreateAlloca(b.getInt64Ty(), nullptr, "idle_from");
-  b.CreateStore(b.getInt64(0), bound);
-  for (const Bounds::GuardEdge &e : guards) {  // (raised whichever way the branch goes: still a bound)
+  Type *i64 = b.getInt64Ty();
+  AllocaInst *idle_from = b.CreateAlloca(i64, nullptr, "idle_from");
+  AllocaInst *full_below = b.CreateAlloca(i64, nullptr, "full_below");
+  b.CreateStore(b.getInt64(0), idle_from);
+  b.CreateStore(b.getInt64(UINT64_MAX), full_below);
+  bool any_constant = false;
+  for (const Bounds::GuardEdge &e : guards) {  // (whichever way the branch goes: still bounds)
     b.SetInsertPoint(e.block->getTerminator());
-    b.CreateStore(b.CreateBinaryIntrinsic(Intrinsic::umax, b.CreateLoad(b.getInt64Ty(), bound), emit_bound(b, e.guard)),
-                  bound);
+    Value *bound = emit_bound(b, e.guard);
+    b.CreateStore(b.CreateBinaryIntrinsic(Intrinsic::umax, b.CreateLoad(i64, idle_from), bound), idle_from);
+    bool constant = constant_below_bound(e);
+    any_constant |= constant;
+    b.CreateStore(constant ? b.CreateBinaryIntrinsic(Intrinsic::umin, b.CreateLoad(i64, full_below), bound) : b.getInt64(0),
+                  full_below);
   }
   for (BasicBlock &bb : fn)
     if (auto *ret = dyn_cast<ReturnInst>(bb.getTerminator())) {
       b.SetInsertPoint(ret);
-      b.CreateStore(b.CreateLoad(b.getInt64Ty(), bound), b.CreateConstInBoundsGEP1_64(Type::getInt8Ty(c), next, offset));
+      Value *idle = b.CreateLoad(i64, idle_from);
+      b.CreateStore(idle, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), next, offset));
+      b.CreateStore(b.CreateBinaryIntrinsic(Intrinsic::umin, b.CreateLoad(i64, full_below), idle),
+                    b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), next, offset + 8));
     }
-  IdleBound result{true, all_active_copy(fn, guards)};
+  IdleBound result{true, nullptr};
+  if (any_constant) {
+    ValueToValueMapTy map;
+    result.all_active = CloneFunction(&fn, map);
+    result.all_active->setName(fn.getName() + ".all_active");
+    std::vector<const Guard *> replaced;
+    for (const Bounds::GuardEdge &e : guards) {
+      if (!constant_below_bound(e)) continue;
+      bool done = false;
+      for (const Guard *g : replaced) done = done || g->cmp == e.guard.cmp;
+      if (done) continue;
+      auto *cmp = cast<Instruction>(map[e.guard.cmp]);
+      cmp->replaceAllUsesWith(ConstantInt::getBool(c, e.guard.taken));
+      cmp->eraseFromParent();
+      replaced.push_back(&e.guard);
+    }
+  }
   if (debug())
     errs() << "kiln: " << fn.getName() << ": stops rows where its " << guards.size() << " guard(s) on the x id end"
            << (result.all_active ? ", runs whole vectors below it unmasked" : "") << "\n";

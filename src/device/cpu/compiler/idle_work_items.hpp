@@ -14,17 +14,19 @@ namespace kiln {
 // only under a guard `x < u` (or `x <= u`, `x == u`; x the local x id, u the same for
 // the whole row of work-items, the guard reached by all of them alike), adds code that
 // stores, on every return, the largest such u (as an exclusive i64 bound) at
-// `*(i64 *)(uniform_next + offset)`, its argument `uniform_next` being the last. The
+// `*(i64 *)(uniform_next + offset)`, its argument `uniform_next` being the last, and at
+// offset + 8 a second bound (at most the first) below which whole vectors pass every
+// guard that the call reached (0 where one of them cannot say). The
 // work-items of the row from that x on then do nothing but what the first one does
 // (compute the same uniform values and the same next region), so the launcher skips
 // them: a tree reduction's `if (lid < s)` levels cost s work-items, not the group.
 // `fn` is simplified (SROA) on the way.
 struct IdleBound {
-  bool stored = false;  // whether the bound is stored
-  // When the region has one such guard, run once per call, not `x == u`: a copy of fn
-  // (`<name>.all_active`, same parameters) for calls whose work-items all lie below the
-  // bound, where the guard's compare is the constant it is for them, so that wfv/ widens
-  // it without masks. Null otherwise.
+  bool stored = false;  // whether the bounds are stored
+  // A copy of fn (`<name>.all_active`, same parameters) for calls whose work-items all lie
+  // below the second bound: the compares of the guards that run once per call and hold
+  // for every x below their bound (not `x == u`) are the constants they are there, so
+  // that wfv/ widens them without masks. Null when no guard is such.
   llvm::Function *all_active = nullptr;
 };
 IdleBound bound_idle_work_items(llvm::Function &fn, uint64_t offset);

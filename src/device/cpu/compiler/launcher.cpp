@@ -539,7 +539,7 @@ Function *region_function(Function &w, const SplitKernel &s, size_t r) {
   return fn;
 }
 
-// Where in the uniform buffers the idle x bound goes (idle_work_items.hpp): after the values.
+// Where in the uniform buffers the two x bounds go (idle_work_items.hpp): after the values.
 uint64_t idle_from_offset(const SplitKernel &s) { return (s.uniform_size + 7) / 8 * 8; }
 
 // A call the launcher makes of a region function (or its wfv/ vector form), inlined once
@@ -583,20 +583,22 @@ VectorForms vector_forms(Function &fn, const Vectorizing &vz, bool barrier_regio
 void emit_row(IRBuilder<> &b, WorkItemValues &v, const VectorForms &forms, const Vectorizing &vz,
               const std::function<void(Function *, Value *)> &run, Value *idle_from = nullptr) {
   Value *rest = nullptr;
-  if (idle_from) b.CreateStore(b.getInt64(UINT64_MAX), idle_from);
+  if (idle_from) {
+    b.CreateStore(b.getInt64(UINT64_MAX), idle_from);
+    b.CreateStore(b.getInt64(0), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), idle_from, 8));  // none before a call
+  }
   auto vectors = [&](Function *fn, unsigned width, const char *name) {
     Value *end = b.CreateAnd(v.local_size[0], b.getInt64(~(uint64_t)(width - 1)), "vector_end");
     emit_loop(b, end, name, [&](Value *x) {
       v.local_id[0] = x;  // lane 0's (the vector form computes the others)
       if (fn != forms.wide || !forms.wide_all_active || !idle_from) return run(fn, x);
-      // Once the row's first call has stored the bound, vectors wholly below it need no masks.
+      // Vectors wholly below the bound that the row's first call stored need no masks.
       LLVMContext &c = b.getContext();
       Function *f = b.GetInsertBlock()->getParent();
       BasicBlock *all = BasicBlock::Create(c, "all_active", f), *some = BasicBlock::Create(c, "some_active", f);
       BasicBlock *join = BasicBlock::Create(c, "active_join", f);
-      Value *bound = b.CreateLoad(b.getInt64Ty(), idle_from);
-      b.CreateCondBr(b.CreateAnd(b.CreateICmpNE(x, b.getInt64(0)), b.CreateICmpULE(b.CreateAdd(x, b.getInt64(width)), bound)),
-                     all, some);
+      Value *full_below = b.CreateLoad(b.getInt64Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), idle_from, 8));
+      b.CreateCondBr(b.CreateICmpULE(b.CreateAdd(x, b.getInt64(width)), full_below), all, some);
       b.SetInsertPoint(all);
       run(forms.wide_all_active, x);
       b.CreateBr(join);
@@ -853,7 +855,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   BasicBlock *no_memory = nullptr;
   if (barriers) {
     next_region = b.CreateAlloca(b.getInt32Ty(), nullptr, "next_region");
-    ArrayType *buffer_type = ArrayType::get(b.getInt8Ty(), idle_from_offset(split) + 8);
+    ArrayType *buffer_type = ArrayType::get(b.getInt8Ty(), idle_from_offset(split) + 16);
     uniform_current = b.CreateAlloca(buffer_type, nullptr, "uniform_current");
     uniform_next = b.CreateAlloca(buffer_type, nullptr, "uniform_next");
     Align buffer_align(std::max<uint64_t>(split.uniform_align, 8));
