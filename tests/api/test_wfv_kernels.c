@@ -9,7 +9,8 @@
  * divergent conditions on ids that go negative (unsigned views of them must not be taken as
  * consecutive); private arrays indexed by data; atomics in divergent loops; strided and
  * gathered accesses; a 2D float kernel; compares of ids with uniform bounds (64-bit ids that
- * wrap within a vector, signed and 8-bit ones). CTest runs the suite as is (Kiln decides), with
+ * wrap within a vector, signed and 8-bit ones); varying values stored to one address (by
+ * one lane, some, all). CTest runs the suite as is (Kiln decides), with
  * KILN_VECTORIZE=0 (no vectorization: the same answers) and with other vector widths. */
 #include "kiln_test.h"
 #include "kiln_test_program_fixture.h"
@@ -109,6 +110,16 @@ static const char *source =
     "  float sum = 0.0f;\n"
     "  for (int k = 0; k < n; k++) sum += a[row * n + k] * b[k * n + col];\n"
     "  c[row * n + col] = sum;\n"
+    "}\n"
+    /* varying values stored to one address per group: by one lane, by some lanes (any of
+     * them may win: the writes race), by every lane */
+    "kernel void one_address(global const int *in, global int *out, int rounds) {\n"
+    "  size_t i = get_global_id(0), l = get_local_id(0), g = get_group_id(0);\n"
+    "  int v = in[i];\n"
+    "  for (int k = 0; k < rounds; k++) v = v * 3 + k;\n"
+    "  if (l == 3) out[3 * g] = v;\n"
+    "  if (in[i] % 4 == 1) out[3 * g + 1] = (int)i;\n"
+    "  out[3 * g + 2] = (int)l + 1000;\n"
     "}\n";
 
 #define N 1003
@@ -454,6 +465,45 @@ static void test_id_compares(void **state) {
   clReleaseMemObject(bout);
 }
 
+static void test_stores_to_one_address(void **state) {
+  struct kiln_program_fixture *f = *state;
+  static cl_int in[MAXG], out[3 * MAXG];
+  for (size_t i = 0; i < MAXG; i++) in[i] = (cl_int)(i * 7 % 13);
+  cl_mem bin = buffer(f, sizeof in, in), bout = buffer(f, sizeof out, NULL);
+  cl_kernel k = kernel(f, "one_address");
+  set_args(k, 2, bin, bout);
+  cl_int rounds = 2;
+  assert_cl_success(clSetKernelArg(k, 2, sizeof rounds, &rounds));
+  for (size_t l = 1; l < LOCALS; l++) {
+    size_t local = locals[l];
+    memset(out, 0xff, sizeof out); /* -1: not written */
+    assert_cl_success(clEnqueueWriteBuffer(f->env.queue, bout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+    size_t global = run_1d(f, k, N, local);
+    read(f, bout, sizeof out, out);
+    for (size_t g = 0; g < global / local; g++) {
+      cl_int want = -1;
+      if (local > 3) {
+        want = in[g * local + 3];
+        for (int r = 0; r < rounds; r++) want = want * 3 + r;
+      }
+      if (out[3 * g] != want) fail_msg("local %zu group %zu: lane 3 stored %d, want %d", local, g, out[3 * g], want);
+      cl_int some = out[3 * g + 1];
+      bool writer = false, any = false;
+      for (size_t i = g * local; i < (g + 1) * local; i++) {
+        any |= in[i] % 4 == 1;
+        writer |= in[i] % 4 == 1 && some == (cl_int)i;
+      }
+      if (any ? !writer : some != -1) fail_msg("local %zu group %zu: %d is not from a storing work-item", local, g, some);
+      cl_int every = out[3 * g + 2];
+      if (every < 1000 || every >= 1000 + (cl_int)local)
+        fail_msg("local %zu group %zu: %d is not from a work-item of the group", local, g, every);
+    }
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bin);
+  clReleaseMemObject(bout);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_divergent_loop_live_outs),   cmocka_unit_test(test_branches_in_uniform_loop),
@@ -461,6 +511,7 @@ int main(void) {
       cmocka_unit_test(test_condition_chains_on_negative_ids), cmocka_unit_test(test_private_array_by_data),
       cmocka_unit_test(test_atomics_in_divergent_loop),  cmocka_unit_test(test_strided_and_gathered),
       cmocka_unit_test(test_matrix_product_2d),          cmocka_unit_test(test_id_compares),
+      cmocka_unit_test(test_stores_to_one_address),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -241,6 +241,27 @@ class Widener {
     return true;
   }
 
+  // A varying value stored to one address: the lanes store in order, so the last active
+  // one's value stays; stored once, from that lane (a scatter to one address would test
+  // and store lane by lane).
+  void emit_last_lane_store(StoreInst &store, Value *m) {
+    Value *value = vec(store.getValueOperand()), *ptr = scalar(store.getPointerOperand());
+    if (!m) {
+      b_.CreateAlignedStore(b_.CreateExtractElement(value, (uint64_t)w_ - 1), ptr, store.getAlign());
+      return;
+    }
+    IntegerType *bits_type = b_.getIntNTy(w_);
+    Value *bits = b_.CreateBitCast(m, bits_type);
+    BasicBlock *then = BasicBlock::Create(c_, "wfv.last", nf_), *cont = BasicBlock::Create(c_, "wfv.last.next", nf_);
+    b_.CreateCondBr(b_.CreateICmpNE(bits, ConstantInt::get(bits_type, 0)), then, cont);
+    b_.SetInsertPoint(then);
+    Value *leading = b_.CreateBinaryIntrinsic(Intrinsic::ctlz, bits, b_.getTrue());
+    Value *last = b_.CreateSub(ConstantInt::get(bits_type, w_ - 1), leading);
+    b_.CreateAlignedStore(b_.CreateExtractElement(value, last), ptr, store.getAlign());
+    b_.CreateBr(cont);
+    b_.SetInsertPoint(cont);
+  }
+
   bool emit_load(LoadInst &load) {
     Value *ptr = load.getPointerOperand();
     Type *t = load.getType();
@@ -283,8 +304,8 @@ class Widener {
         if (shapes_.of(value).uniform()) {
           if (m) return emit_if_any(store, m);
           emit_scalar(store);
-        } else {  // the lanes store in order: the last active one's value stays
-          b_.CreateMaskedScatter(vec(value), vec(ptr), store.getAlign(), m ? m : all_lanes());
+        } else {
+          emit_last_lane_store(store, m);
         }
         return true;
       case Access::Consecutive:
