@@ -10,7 +10,8 @@
  * consecutive); private arrays indexed by data; atomics in divergent loops; strided and
  * gathered accesses; a 2D float kernel; compares of ids with uniform bounds (64-bit ids that
  * wrap within a vector, signed and 8-bit ones); varying values stored to one address (by
- * one lane, some, all). CTest runs the suite as is (Kiln decides), with
+ * one lane, some, all); masked loads at a buffer that ends where an inaccessible page
+ * begins. CTest runs the suite as is (Kiln decides), with
  * KILN_VECTORIZE=0 (no vectorization: the same answers) and with other vector widths. */
 #include "kiln_test.h"
 #include "kiln_test_program_fixture.h"
@@ -19,6 +20,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/auxv.h>
 
 static const char *source =
     /* Collatz steps: a data-dependent trip count per work-item */
@@ -120,6 +123,14 @@ static const char *source =
     "  if (l == 3) out[3 * g] = v;\n"
     "  if (in[i] % 4 == 1) out[3 * g + 1] = (int)i;\n"
     "  out[3 * g + 2] = (int)l + 1000;\n"
+    "}\n"
+    /* masked loads whose vector runs past the buffer's end */
+    "kernel void page_end(global const float *in, global float *out, int n, int rounds) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  float v = 0.0f;\n"
+    "  for (int r = 0; r < rounds; r++)\n"
+    "    if ((int)i < n) v += in[i] * (float)(r + 1);\n"
+    "  out[i] = v;\n"
     "}\n";
 
 #define N 1003
@@ -504,6 +515,40 @@ static void test_stores_to_one_address(void **state) {
   clReleaseMemObject(bout);
 }
 
+/* The input ends where an inaccessible page starts (a zero-copy buffer over it): the last
+ * vectors' lanes past n are off and must not be read (masked_global_loads.cpp loads whole
+ * vectors only within one page). */
+static void test_masked_loads_at_a_page_end(void **state) {
+  struct kiln_program_fixture *f = *state;
+  long page = (long)getauxval(AT_PAGESZ);
+  char *pages = mmap(NULL, 3 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(pages != MAP_FAILED);
+  assert_int_equal(mprotect(pages + 2 * page, (size_t)page, PROT_NONE), 0);
+  cl_int err, rounds = 3;
+  for (cl_int n = 1; n <= 1000; n += 37) {
+    float *in = (float *)(pages + 2 * page) - n;
+    for (cl_int i = 0; i < n; i++) in[i] = (float)i + 0.5f;
+    cl_mem bin = clCreateBuffer(f->env.context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, (size_t)n * sizeof(float), in, &err);
+    assert_cl_success(err);
+    static float out[1024];
+    cl_mem bout = buffer(f, sizeof out, NULL);
+    cl_kernel k = kernel(f, "page_end");
+    set_args(k, 2, bin, bout);
+    assert_cl_success(clSetKernelArg(k, 2, sizeof n, &n));
+    assert_cl_success(clSetKernelArg(k, 3, sizeof rounds, &rounds));
+    size_t global = run_1d(f, k, 1024, 64);
+    read(f, bout, global * sizeof(float), out);
+    for (size_t i = 0; i < global; i++) {
+      float want = (cl_int)i < n ? ((float)i + 0.5f) * 6.0f : 0.0f;
+      if (out[i] != want) fail_msg("n %d item %zu: got %g, want %g", n, i, out[i], want);
+    }
+    clReleaseKernel(k);
+    clReleaseMemObject(bin);
+    clReleaseMemObject(bout);
+  }
+  munmap(pages, 3 * (size_t)page);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_divergent_loop_live_outs),   cmocka_unit_test(test_branches_in_uniform_loop),
@@ -511,7 +556,7 @@ int main(void) {
       cmocka_unit_test(test_condition_chains_on_negative_ids), cmocka_unit_test(test_private_array_by_data),
       cmocka_unit_test(test_atomics_in_divergent_loop),  cmocka_unit_test(test_strided_and_gathered),
       cmocka_unit_test(test_matrix_product_2d),          cmocka_unit_test(test_id_compares),
-      cmocka_unit_test(test_stores_to_one_address),
+      cmocka_unit_test(test_stores_to_one_address),      cmocka_unit_test(test_masked_loads_at_a_page_end),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

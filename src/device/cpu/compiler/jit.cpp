@@ -5,6 +5,7 @@
 // LLJIT for the host CPU and its features.
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/local_masked_access.hpp"
+#include "device/cpu/compiler/masked_global_loads.hpp"
 #include "device/cpu/compiler/streaming_stores.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
 
@@ -296,6 +297,7 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   for (size_t i = 0; i < kernels.size() && !opt_disable; i++)
     if (Function *l = m->getFunction(launcher_name(i))) {
       kiln::lower_local_masked_accesses(*l);
+      kiln::lower_masked_global_loads(*l);
       kiln::add_streaming_stores(*l);
     }
   static const bool dump_ir = getenv("KILN_DEBUG_IR") != nullptr;
