@@ -208,9 +208,9 @@ static void test_edges_of_the_range(void **state) {
   assert_true(bt_ulps_double(dout[7], di[3] / l) <= 4.0);
 }
 
-/* float rsqrt is computed without a square root (builtins/math.cl: an integer estimate
- * and Newton steps): every 509th bit pattern of the non-negative floats (all exponents,
- * subnormals included) within the spec's 2 ULP, and its special values, scalar and float4. */
+/* float rsqrt (builtins/math.cl: the division of a correctly rounded square root): every
+ * 509th bit pattern of the non-negative floats (all exponents, subnormals included) within
+ * the spec's 2 ULP, and its special values, scalar and float4. */
 static const char *rsqrt_source =
     "kernel void sweep(global float *o, global float4 *o4) {\n"
     "  uint i = get_global_id(0) * 509u;\n"
