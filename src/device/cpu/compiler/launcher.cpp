@@ -19,7 +19,9 @@
 // region becomes a function of one work-item (region_function) that returns which region
 // comes next when the work-item reaches a barrier (or returns); wfv/ widens it like a
 // kernel, and its own z/y/x loops run whole vectors of work-items through the wide forms
-// and the rest through it; a dispatcher runs the next region's loops. Barriers must be
+// and the rest through it, stopping where the region's guards on the x id leave the rest
+// of the row idle (idle_work_items.hpp); a dispatcher runs the next region's loops.
+// Barriers must be
 // reached by all work-items of a group (OpenCL's rule), so the next region is the same
 // for all of them.
 #include "device/cpu/compiler/compiler_internal.hpp"
@@ -559,7 +561,7 @@ struct Vectorizing {
 // A function's vector forms (wfv/), null where WFV does not apply.
 struct VectorForms {
   Function *wide = nullptr, *narrow = nullptr;
-  // A barrier region's wide form for vectors whose work-items all pass its guard on the x
+  // A barrier region's wide form for vectors whose work-items all pass its guards on the x
   // id (idle_work_items.hpp): no masks.
   Function *wide_all_active = nullptr;
 };
@@ -578,8 +580,9 @@ VectorForms vector_forms(Function &fn, const Vectorizing &vz, bool barrier_regio
 // One row of work-items along x, at the builder's position: whole vectors through the
 // wide form, at most one narrower vector, then the rest one at a time. `run(fn, x)` emits
 // the call for the work-items from x (fn null: the scalar function, one work-item).
-// `idle_from`: where each call stores the x from which the row's work-items are idle
-// (idle_work_items.hpp); the row stops there, but runs at least its first call.
+// `idle_from`: where each call stores the x from which the row's work-items are idle, and
+// 8 bytes on the x below which whole vectors may run forms.wide_all_active
+// (idle_work_items.hpp); the row stops at the first, but runs at least its first call.
 void emit_row(IRBuilder<> &b, WorkItemValues &v, const VectorForms &forms, const Vectorizing &vz,
               const std::function<void(Function *, Value *)> &run, Value *idle_from = nullptr) {
   Value *rest = nullptr;
@@ -631,9 +634,9 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
                   std::vector<Function *> &functions) {
   LLVMContext &c = b.getContext();
   Function *f = b.GetInsertBlock()->getParent();
-  // Past the uniform values in "next": the x from which the current row's work-items are
-  // idle, in regions that store it (only worth it with vector forms: the scalar loop's
-  // end would be known only after its first work-item).
+  // Past the uniform values in "next": the two x bounds of the current row, in regions that
+  // store them (only worth it with vector forms: the scalar loop's end would be known only
+  // after its first work-item).
   Value *idle_from = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), uniform_next, idle_from_offset(s), "idle_from");
   b.CreateStore(b.getInt32(0), next_region);
   BasicBlock *dispatch = BasicBlock::Create(c, "dispatch", f);
