@@ -5,7 +5,10 @@
 // so every work-item raises its running maximum with the same values and stores the same
 // bound. A work-item at x >= bound passes no guard's true edge, hence reaches no effect.
 // Lanes here are wfv/'s: work-items of one row (same y and z ids), whose divergence model
-// (wfv/divergence.cpp) is the one that applies.
+// (wfv/divergence.cpp) is the one that applies. The second bound: a guard `x < u` (`<=`,
+// signed) whose compare runs once per call is true for every x below its bound; below the
+// least bound of the guards a call reaches, every such compare has its constant value, so
+// the all-active copy, which has the constants in their place, does what fn would.
 #include "device/cpu/compiler/idle_work_items.hpp"
 
 #include "device/cpu/compiler/compiler_internal.hpp"
@@ -23,9 +26,9 @@
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
-#include <llvm/Support/raw_ostream.h>
 #include <cstdlib>
 #include <optional>
 #include <vector>
