@@ -105,9 +105,10 @@ enum class Mode { Loops, All, Off };
 Mode mode();
 // Work-items per vector: KILN_VECTOR_WIDTH if set (a power of two, 2..64), else twice the
 // floats of a vector register: 32 where the host has AVX-512, 16 with AVX2, 8 otherwise. Two
-// registers per value give each lane's dependence chains (a dot product's accumulator, the
-// steps of rsqrt) a second independent chain to overlap with: naive SGEMM ran 2.6x and
-// N-body 1.2x faster at 16 than at 8 on the 2-core AVX2 EPYC.
+// registers per value give each lane's dependence chains (a dot product's accumulator, a
+// chain of arithmetic) a second independent chain to overlap with: naive SGEMM ran 2.6x and
+// N-body (then with Newton steps for rsqrt) 1.2x faster at 16 than at 8 on the 2-core AVX2
+// EPYC.
 unsigned width();
 // The width of the second, narrower function for rows that have fewer work-items left than
 // width() (groups of 16 on AVX-512): the floats of one register, or 0 under
