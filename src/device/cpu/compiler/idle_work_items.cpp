@@ -22,15 +22,12 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/PatternMatch.h>
-#include <llvm/Passes/PassBuilder.h>
-#include <llvm/Transforms/InstCombine/InstCombine.h>
-#include <llvm/Transforms/Scalar/EarlyCSE.h>
-#include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <vector>
 
 using namespace llvm;
@@ -210,13 +207,9 @@ Value *emit_bound(IRBuilder<> &b, const Guard &g) {
 }  // namespace
 
 IdleBound bound_idle_work_items(Function &fn, uint64_t offset) {
-  run_function_passes(fn, [](PassBuilder &, FunctionPassManager &fpm) {
-    fpm.addPass(SROAPass(SROAOptions::PreserveCFG));
-    fpm.addPass(EarlyCSEPass());
-    fpm.addPass(InstCombinePass());
-  });
   Argument *next = fn.getArg(fn.arg_size() - 1);
   std::vector<Bounds::GuardEdge> guards;  // one per guarding edge, in the order of the code
+  std::set<std::pair<BasicBlock *, unsigned>> seen;
   {
     Bounds bounds(fn);
     for (Instruction &inst : instructions(fn)) {
@@ -226,9 +219,7 @@ IdleBound bound_idle_work_items(Function &fn, uint64_t offset) {
         if (debug()) errs() << "kiln: " << fn.getName() << ": runs every work-item (an effect under no guard on the x id)\n";
         return {};
       }
-      bool known = false;
-      for (const Bounds::GuardEdge &e : guards) known = known || (e.block == g->block && e.successor == g->successor);
-      if (!known) guards.push_back(*g);
+      if (seen.insert({g->block, g->successor}).second) guards.push_back(*g);
     }
   }
   // A guard whose compare runs once per call, in its block (outside loops), and holds for
@@ -269,16 +260,12 @@ IdleBound bound_idle_work_items(Function &fn, uint64_t offset) {
     ValueToValueMapTy map;
     result.all_active = CloneFunction(&fn, map);
     result.all_active->setName(fn.getName() + ".all_active");
-    std::vector<const Guard *> replaced;
+    std::set<ICmpInst *> replaced;  // (two edges may test one compare)
     for (const Bounds::GuardEdge &e : guards) {
-      if (!constant_below_bound(e)) continue;
-      bool done = false;
-      for (const Guard *g : replaced) done = done || g->cmp == e.guard.cmp;
-      if (done) continue;
+      if (!constant_below_bound(e) || !replaced.insert(e.guard.cmp).second) continue;
       auto *cmp = cast<Instruction>(map[e.guard.cmp]);
       cmp->replaceAllUsesWith(ConstantInt::getBool(c, e.guard.taken));
       cmp->eraseFromParent();
-      replaced.push_back(&e.guard);
     }
   }
   if (debug())

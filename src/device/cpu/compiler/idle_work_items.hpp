@@ -20,7 +20,8 @@ namespace kiln {
 // work-items of the row from that x on then do nothing but what the first one does
 // (compute the same uniform values and the same next region), so the launcher skips
 // them: a tree reduction's `if (lid < s)` levels cost s work-items, not the group.
-// `fn` is simplified (SROA) on the way.
+// `fn` must be simplified first (its stack slots promoted: SROA, as launcher.cpp's
+// simplify does), so that the uniform values it reads are SSA values.
 struct IdleBound {
   bool stored = false;  // whether the bounds are stored
   // A copy of fn (`<name>.all_active`, same parameters) for calls whose work-items all lie

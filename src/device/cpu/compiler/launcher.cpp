@@ -650,7 +650,10 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
   for (size_t r = 0; r < s.regions.size(); r++) {
     Function *scalar = region_function(w, s, r);
     kiln::IdleBound idle;
-    if (vectorizing.enabled) idle = kiln::bound_idle_work_items(*scalar, idle_from_offset(s));
+    if (vectorizing.enabled) {
+      simplify(*scalar);
+      idle = kiln::bound_idle_work_items(*scalar, idle_from_offset(s));
+    }
     VectorForms forms = vector_forms(*scalar, vectorizing, /*barrier_region=*/true, *f);
     bool bounded = idle.stored && forms.wide;
     if (bounded && idle.all_active) {
