@@ -11,9 +11,10 @@
  * gathered accesses; a 2D float kernel; compares of ids with uniform bounds (64-bit ids that
  * wrap within a vector, signed and 8-bit ones); varying values stored to one address (by
  * one lane, some, all); masked loads at a buffer that ends where an inaccessible page
- * begins. CTest runs the suite as is (Kiln decides), with
+ * begins; full and partial groups of a kernel with a required work-group size. CTest runs the suite as is (Kiln decides), with
  * KILN_VECTORIZE=0 (no vectorization: the same answers) and with other vector widths. */
 #include "kiln_test.h"
+#include "kiln_test_objects.h"
 #include "kiln_test_program_fixture.h"
 
 #include <math.h>
@@ -549,6 +550,74 @@ static void test_masked_loads_at_a_page_end(void **state) {
   munmap(pages, 3 * (size_t)page);
 }
 
+/* A required work-group size makes the launcher keep a copy of the group's loops with
+ * constant sizes for full groups (launcher.cpp); the partial groups of a non-uniform
+ * NDRange (OpenCL C 2.0+) run the other copy. Both must see their own ids and sizes, with a
+ * loop in the body (WFV) and with a barrier (regions). */
+static const char *required_size_source =
+    "kernel __attribute__((reqd_work_group_size(16, 4, 1)))\n"
+    "void reqd_ids(global uint *out, int rounds) {\n"
+    "  size_t gx = get_global_id(0), gy = get_global_id(1);\n"
+    "  uint v = 0;\n"
+    "  for (int r = 0; r < rounds; r++) v += (uint)r * (uint)gx;\n"
+    "  global uint *o = out + (gy * get_global_size(0) + gx) * 7;\n"
+    "  o[0] = get_local_id(0); o[1] = get_local_id(1);\n"
+    "  o[2] = get_local_size(0); o[3] = get_local_size(1);\n"
+    "  o[4] = get_enqueued_local_size(0) * 100 + get_enqueued_local_size(1);\n"
+    "  o[5] = get_group_id(0) + 100 * get_group_id(1); o[6] = v;\n"
+    "}\n"
+    "kernel __attribute__((reqd_work_group_size(16, 4, 1)))\n"
+    "void reqd_neighbours(global uint *out) {\n"
+    "  local uint t[4][16];\n"
+    "  size_t lx = get_local_id(0), ly = get_local_id(1), sx = get_local_size(0), sy = get_local_size(1);\n"
+    "  t[ly][lx] = (uint)(get_global_id(1) * 1000 + get_global_id(0));\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(1) * get_global_size(0) + get_global_id(0)] =\n"
+    "      t[(ly + 1) % sy][(lx + 1) % sx] + (uint)(sx * sy) * 1000000u;\n"
+    "}\n";
+
+static void test_required_size_full_and_partial_groups(void **state) {
+  struct kiln_program_fixture *f = *state;
+  enum { GX = 40, GY = 10, LX = 16, LY = 4, ROUNDS = 5 };
+  cl_program program = kiln_test_program(f->env.context, f->env.device, required_size_source, "-cl-std=CL3.0");
+  cl_kernel ids = kiln_test_kernel(program, "reqd_ids"), neighbours = kiln_test_kernel(program, "reqd_neighbours");
+  static cl_uint out[GX * GY * 7];
+  cl_mem m = buffer(f, sizeof out, NULL);
+  cl_int rounds = ROUNDS;
+  assert_cl_success(clSetKernelArg(ids, 0, sizeof m, &m));
+  assert_cl_success(clSetKernelArg(ids, 1, sizeof rounds, &rounds));
+  assert_cl_success(clSetKernelArg(neighbours, 0, sizeof m, &m));
+  size_t global[2] = {GX, GY}, local[2] = {LX, LY};
+  assert_cl_success(clEnqueueNDRangeKernel(f->env.queue, ids, 2, NULL, global, local, 0, NULL, NULL));
+  read(f, m, sizeof out, out);
+  for (cl_uint y = 0; y < GY; y++)
+    for (cl_uint x = 0; x < GX; x++) {
+      const cl_uint *o = out + (y * GX + x) * 7;
+      cl_uint sx = x < GX / LX * LX ? LX : GX % LX, sy = y < GY / LY * LY ? LY : GY % LY, v = 0;
+      for (cl_uint r = 0; r < ROUNDS; r++) v += r * x;
+      assert_int_equal(o[0], x % LX);
+      assert_int_equal(o[1], y % LY);
+      assert_int_equal(o[2], sx);
+      assert_int_equal(o[3], sy);
+      assert_int_equal(o[4], LX * 100 + LY);
+      assert_int_equal(o[5], x / LX + 100 * (y / LY));
+      assert_int_equal(o[6], v);
+    }
+  assert_cl_success(clEnqueueNDRangeKernel(f->env.queue, neighbours, 2, NULL, global, local, 0, NULL, NULL));
+  read(f, m, GX * GY * sizeof(cl_uint), out);
+  for (cl_uint y = 0; y < GY; y++)
+    for (cl_uint x = 0; x < GX; x++) {
+      cl_uint sx = x < GX / LX * LX ? LX : GX % LX, sy = y < GY / LY * LY ? LY : GY % LY;
+      cl_uint x0 = x / LX * LX, y0 = y / LY * LY;
+      cl_uint nx = x0 + (x - x0 + 1) % sx, ny = y0 + (y - y0 + 1) % sy;
+      assert_int_equal(out[y * GX + x], ny * 1000 + nx + sx * sy * 1000000u);
+    }
+  clReleaseMemObject(m);
+  clReleaseKernel(ids);
+  clReleaseKernel(neighbours);
+  clReleaseProgram(program);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_divergent_loop_live_outs),   cmocka_unit_test(test_branches_in_uniform_loop),
@@ -557,6 +626,7 @@ int main(void) {
       cmocka_unit_test(test_atomics_in_divergent_loop),  cmocka_unit_test(test_strided_and_gathered),
       cmocka_unit_test(test_matrix_product_2d),          cmocka_unit_test(test_id_compares),
       cmocka_unit_test(test_stores_to_one_address),      cmocka_unit_test(test_masked_loads_at_a_page_end),
+      cmocka_unit_test(test_required_size_full_and_partial_groups),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

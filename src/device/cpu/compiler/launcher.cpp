@@ -31,6 +31,7 @@
 #include <llvm/Analysis/TargetTransformInfoImpl.h>
 #include <llvm/Analysis/UniformityAnalysis.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
@@ -279,22 +280,33 @@ bool live_across_barrier(Instruction &inst, const std::map<BasicBlock *, uint32_
 
 // Values that are cheap to recompute where they are needed instead of being kept in
 // frames: pure arithmetic over constants, kernel arguments and work-item intrinsics (whose
-// values are the same for a work-item in every region).
-bool rematerializable(const Value *v, int depth = 0) {
-  if (isa<Constant>(v) || isa<Argument>(v)) return true;
+// values are the same for a work-item in every region). The bound is on the instructions a
+// copy clones (shared operands count once per use): a global id is already ~6 of them, and
+// `out[y * n + x]` ~15; kept in a frame, such an index became a gather or scatter in wfv/.
+constexpr unsigned max_remat_instructions = 32;
+
+// The instructions a copy of `v` clones, or more than `budget` (then: not worth it).
+unsigned remat_cost(const Value *v, unsigned budget) {
+  if (isa<Constant>(v) || isa<Argument>(v)) return 0;
   auto *inst = dyn_cast<Instruction>(v);
-  if (!inst || depth > 6) return false;
+  if (!inst || budget == 0) return budget + 1;
   if (auto *call = dyn_cast<CallInst>(inst)) {
     Function *callee = call->getCalledFunction();
-    if (!callee || !kiln::is_work_item_intrinsic(callee->getName())) return false;
+    if (!callee || !kiln::is_work_item_intrinsic(callee->getName())) return budget + 1;
   } else if (!isa<BinaryOperator>(inst) && !isa<CastInst>(inst) && !isa<CmpInst>(inst) && !isa<SelectInst>(inst) &&
              !isa<GetElementPtrInst>(inst)) {
-    return false;
+    return budget + 1;
   }
-  for (const Use &op : inst->operands())
-    if (!isa<Function>(op.get()) && !rematerializable(op.get(), depth + 1)) return false;
-  return true;
+  unsigned cost = 1;
+  for (const Use &op : inst->operands()) {
+    if (isa<Function>(op.get())) continue;
+    cost += remat_cost(op.get(), budget - cost);
+    if (cost > budget) return budget + 1;
+  }
+  return cost;
 }
+
+bool rematerializable(const Value *v) { return remat_cost(v, max_remat_instructions) <= max_remat_instructions; }
 
 Value *rematerialize(Value *v, Instruction *before) {
   auto *inst = dyn_cast<Instruction>(v);
@@ -914,21 +926,52 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     Value *left = b.CreateSub(v.global_size[d], start);
     v.local_size[d] = b.CreateBinaryIntrinsic(Intrinsic::umin, v.enqueued_local_size[d], left, nullptr, "local_size");
   }
-  if (barriers) {
-    emit_regions(b, k, split, call_args, v, frames, items, uniform_current, uniform_next, next_region, vectorizing,
-                 region_calls, region_functions);
-  } else {
-    emit_loop(b, v.local_size[2], "z", [&](Value *z) {
-      v.local_id[2] = z;
-      emit_loop(b, v.local_size[1], "y", [&](Value *y) {
-        v.local_id[1] = y;
-        emit_row(b, v, forms, vectorizing, [&](Function *fn, Value *x) {
+  auto emit_group = [&](WorkItemValues &values) {
+    if (barriers) {
+      emit_regions(b, k, split, call_args, values, frames, items, uniform_current, uniform_next, next_region,
+                   vectorizing, region_calls, region_functions);
+      return;
+    }
+    emit_loop(b, values.local_size[2], "z", [&](Value *z) {
+      values.local_id[2] = z;
+      emit_loop(b, values.local_size[1], "y", [&](Value *y) {
+        values.local_id[1] = y;
+        emit_row(b, values, forms, vectorizing, [&](Function *fn, Value *x) {
           std::vector<Value *> args(call_args);
           if (fn) args.push_back(x);  // a vector form's lane 0
           b.CreateCall(fn ? fn : &k, args);
         });
       });
     });
+  };
+  // A kernel with a required work-group size gets a second copy of the group's loops for
+  // groups of exactly that size (all but the last one of a non-uniform NDRange), whose
+  // sizes are constants: the loops' trip counts are known (a 16-wide row is one vector,
+  // its remainder loops go), and so is every get_local_size() in the body.
+  const uint64_t *reqd = desc.reqd_work_group_size;
+  WorkItemValues full_values = v;
+  BasicBlock *full_group = nullptr;
+  if (reqd[0] && !has_option(m, OPTION_OPT_DISABLE)) {
+    Value *full = b.getTrue();
+    for (int d = 0; d < 3; d++) {
+      full_values.local_size[d] = full_values.enqueued_local_size[d] = b.getInt64(reqd[d]);
+      // The enqueued size is the required one (ndrange.c checks it); tested all the same.
+      full = b.CreateAnd(full, b.CreateICmpEQ(v.enqueued_local_size[d], b.getInt64(reqd[d])));
+      full = b.CreateAnd(full, b.CreateICmpEQ(v.local_size[d], b.getInt64(reqd[d])));
+    }
+    full_group = BasicBlock::Create(c, "full_group", f);
+    BasicBlock *partial_group = BasicBlock::Create(c, "partial_group", f);
+    BasicBlock *group_join = BasicBlock::Create(c, "group.join", f);
+    b.CreateCondBr(full, full_group, partial_group);
+    b.SetInsertPoint(full_group);
+    emit_group(full_values);
+    b.CreateBr(group_join);
+    b.SetInsertPoint(partial_group);
+    emit_group(v);
+    b.CreateBr(group_join);
+    b.SetInsertPoint(group_join);
+  } else {
+    emit_group(v);
   }
   Value *next = b.CreateAdd(g, b.getInt64(1));
   g->addIncoming(next, b.GetInsertBlock());
@@ -944,7 +987,16 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     if (!inline_region_calls(*f, region_calls, region_functions, error) || !inline_all(*f, error)) return nullptr;
   } else {
     if (!inline_all(*f, error)) return nullptr;
-    replace_intrinsics(blocks_of(*f), v);
+    if (full_group) {
+      // Each copy's work-item values where it runs: the blocks full_group dominates.
+      DominatorTree dt(*f);
+      std::vector<BasicBlock *> in_full, others;
+      for (BasicBlock &bb : *f) (dt.dominates(full_group, &bb) ? in_full : others).push_back(&bb);
+      replace_intrinsics(in_full, full_values);
+      replace_intrinsics(others, v);
+    } else {
+      replace_intrinsics(blocks_of(*f), v);
+    }
   }
   for (auto &[gv, p] : local_vars) {
     convertUsersOfConstantsToInstructions({gv}, f);
