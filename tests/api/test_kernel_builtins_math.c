@@ -242,12 +242,39 @@ static void test_rsqrt_sweep(void **state) {
   free(o), free(o4);
 }
 
+/* float sin (builtins/math.cl: SLEEF's 3.5-ULP function): every 509th bit pattern of all
+ * floats, both signs, huge arguments included, within the spec's 4 ULP; NaN for NaN and
+ * infinities. The kernel has no loop: its sin runs in SLEEF's vector form. */
+static const char *sin_source =
+    "kernel void sweep(global float *o) {\n"
+    "  o[get_global_id(0)] = sin(as_float((uint)get_global_id(0) * 509u));\n"
+    "}\n";
+
+static void test_sin_sweep(void **state) {
+  enum { N = (int)(0xffffffffu / 509u + 1) };
+  float *o = malloc(N * sizeof *o);
+  bt_run_source(*state, sin_source, BT_CL12, "sweep", N, 0, BT_ARGS(BT_OUT(o, N * sizeof *o)));
+  for (uint32_t k = 0; k < N; k++) {
+    uint32_t bits = k * 509u;
+    float x;
+    memcpy(&x, &bits, sizeof x);
+    if (!isfinite(x)) {
+      if (!isnan(o[k])) fail_msg("sin(%a) = %a, want NaN", x, o[k]);
+      continue;
+    }
+    long double want = sinl(x);
+    if (!(bt_ulps_float(o[k], want) <= 4.0)) fail_msg("sin(%a) = %a, want %La", x, o[k], want);
+  }
+  free(o);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_edges_of_the_range),
       cmocka_unit_test(test_float_cl12),  cmocka_unit_test(test_float_cl30),
       cmocka_unit_test(test_double_cl12), cmocka_unit_test(test_double_cl30),
       cmocka_unit_test(test_special_values), cmocka_unit_test(test_rsqrt_sweep),
+      cmocka_unit_test(test_sin_sweep),
   };
   return cmocka_run_group_tests(tests, bt_setup, bt_teardown);
 }

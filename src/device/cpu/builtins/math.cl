@@ -1,6 +1,8 @@
 /* Math functions (OpenCL C 3.0 §6.15.2) for float and double, scalar and vector.
  * Transcendentals call SLEEF's scalar 1.0-ULP (u10), 0.5-ULP (u05) or 1.5-ULP (erfc u15)
- * functions, all within the spec's limits (the tightest is 3 ULP for exp/log). The
+ * functions, all within the spec's limits (the tightest is 3 ULP for exp/log); float sin
+ * takes SLEEF's faster 3.5-ULP one (limit 4): measured over every float against double
+ * sin, 2.47 ULP at most (near 14063.3), scalar, AVX2 and AVX-512 forms alike. The
  * "...pi" variants without a SLEEF counterpart are computed in double for float and with
  * SLEEF's sinpi/cospi for tanpi. Exact functions (frexp, fract, nextafter, ...) are ours.
  * half_ and native_ variants use the full-precision implementations. Vector versions apply
@@ -26,7 +28,7 @@
   OVL double NAME(double x, double y) { return Sleef_##D(x, y); }  \
   VECTORS2(NAME)
 
-SLEEF1(sin, sinf_u10, sin_u10)
+SLEEF1(sin, sinf_u35, sin_u10)
 SLEEF1(cos, cosf_u10, cos_u10)
 SLEEF1(tan, tanf_u10, tan_u10)
 SLEEF1(asin, asinf_u10, asin_u10)
