@@ -11,8 +11,9 @@
  * gathered accesses; a 2D float kernel; compares of ids with uniform bounds (64-bit ids that
  * wrap within a vector, signed and 8-bit ones); varying values stored to one address (by
  * one lane, some, all); masked loads at a buffer that ends where an inaccessible page
- * begins; full and partial groups of a kernel with a required work-group size. CTest runs the suite as is (Kiln decides), with
- * KILN_VECTORIZE=0 (no vectorization: the same answers) and with other vector widths. */
+ * begins; full and partial groups of a kernel with a required work-group size. CTest runs
+ * the suite as is (Kiln decides), with KILN_VECTORIZE=0 (no vectorization: the same
+ * answers) and with other vector widths. */
 #include "kiln_test.h"
 #include "kiln_test_objects.h"
 #include "kiln_test_program_fixture.h"

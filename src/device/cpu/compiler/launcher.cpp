@@ -281,8 +281,9 @@ bool live_across_barrier(Instruction &inst, const std::map<BasicBlock *, uint32_
 // Values that are cheap to recompute where they are needed instead of being kept in
 // frames: pure arithmetic over constants, kernel arguments and work-item intrinsics (whose
 // values are the same for a work-item in every region). The bound is on the instructions a
-// copy clones (shared operands count once per use): a global id is already ~6 of them, and
-// `out[y * n + x]` ~15; kept in a frame, such an index became a gather or scatter in wfv/.
+// copy clones (an operand used twice in the expression is cloned, and counted, twice): a
+// global id is already ~6 of them, and `out[y * n + x]` ~15; kept in a frame, such an index
+// became a gather or scatter in wfv/.
 constexpr unsigned max_remat_instructions = 32;
 
 // The instructions a copy of `v` clones, or more than `budget` (then: not worth it).
