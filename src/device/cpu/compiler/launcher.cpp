@@ -637,14 +637,49 @@ void emit_row(IRBuilder<> &b, WorkItemValues &v, const VectorForms &forms, const
   }, /*work_items=*/true, rest);
 }
 
+// A barrier region's functions: the one-work-item form and its wfv/ forms; `bounded`: its
+// calls store the row's idle bounds (idle_work_items.hpp).
+struct RegionForms {
+  Function *scalar;
+  VectorForms forms;
+  bool bounded;
+};
+
+// Every region's functions, made once per launcher (a kernel with a required work-group
+// size emits its group loops twice, over the same functions); they are added to
+// `functions`, deleted once inlined.
+std::vector<RegionForms> region_forms(Function &w, const SplitKernel &s, const Vectorizing &vectorizing,
+                                      Function &launcher, std::vector<Function *> &functions) {
+  std::vector<RegionForms> regions;
+  for (size_t r = 0; r < s.regions.size(); r++) {
+    Function *scalar = region_function(w, s, r);
+    kiln::IdleBound idle;
+    if (vectorizing.enabled) {
+      simplify(*scalar);
+      idle = kiln::bound_idle_work_items(*scalar, idle_from_offset(s));
+    }
+    VectorForms forms = vector_forms(*scalar, vectorizing, /*barrier_region=*/true, launcher);
+    bool bounded = idle.stored && forms.wide;
+    if (bounded && idle.all_active) {
+      std::string why;
+      forms.wide_all_active = kiln::wfv::vectorize_kernel(*idle.all_active, vectorizing.width, vectorizing.has_images,
+                                                          why, /*barrier_region=*/true);
+    }
+    for (Function *fn : {scalar, forms.wide, forms.narrow, idle.all_active, forms.wide_all_active})
+      if (fn) functions.push_back(fn);
+    regions.push_back({scalar, forms, bounded});
+  }
+  return regions;
+}
+
 // Emits, at the builder's position (inside a group iteration), the dispatcher and one
 // z/y/x loop per region: whole vectors of work-items through the region's wfv/ functions
 // where they exist, the rest one at a time. Leaves the builder after the group's work;
-// the calls to inline are added to `calls`, the region functions to `functions`.
-void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::vector<Value *> &call_args,
-                  WorkItemValues &v, Value *frames, Value *items, Value *uniform_current, Value *uniform_next,
-                  AllocaInst *next_region, const Vectorizing &vectorizing, std::vector<RegionCall> &calls,
-                  std::vector<Function *> &functions) {
+// the calls to inline are added to `calls`.
+void emit_regions(IRBuilder<> &b, const SplitKernel &s, const std::vector<RegionForms> &regions,
+                  const std::vector<Value *> &call_args, WorkItemValues &v, Value *frames, Value *items,
+                  Value *uniform_current, Value *uniform_next, AllocaInst *next_region, const Vectorizing &vectorizing,
+                  std::vector<RegionCall> &calls) {
   LLVMContext &c = b.getContext();
   Function *f = b.GetInsertBlock()->getParent();
   // Past the uniform values in "next": the two x bounds of the current row, in regions that
@@ -656,33 +691,19 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
   BasicBlock *group_done = BasicBlock::Create(c, "group.done", f);
   b.CreateBr(dispatch);
   b.SetInsertPoint(dispatch);
-  SwitchInst *sw = b.CreateSwitch(b.CreateLoad(b.getInt32Ty(), next_region, "next"), group_done, s.regions.size());
+  SwitchInst *sw = b.CreateSwitch(b.CreateLoad(b.getInt32Ty(), next_region, "next"), group_done, regions.size());
   std::vector<Value *> args(call_args);
   args.insert(args.end(), {frames, items, uniform_current, uniform_next});
 
-  for (size_t r = 0; r < s.regions.size(); r++) {
-    Function *scalar = region_function(w, s, r);
-    kiln::IdleBound idle;
-    if (vectorizing.enabled) {
-      simplify(*scalar);
-      idle = kiln::bound_idle_work_items(*scalar, idle_from_offset(s));
-    }
-    VectorForms forms = vector_forms(*scalar, vectorizing, /*barrier_region=*/true, *f);
-    bool bounded = idle.stored && forms.wide;
-    if (bounded && idle.all_active) {
-      std::string why;
-      forms.wide_all_active = kiln::wfv::vectorize_kernel(*idle.all_active, vectorizing.width, vectorizing.has_images,
-                                                          why, /*barrier_region=*/true);
-    }
-    for (Function *fn : {scalar, forms.wide, forms.narrow, idle.all_active, forms.wide_all_active})
-      if (fn) functions.push_back(fn);
+  for (size_t r = 0; r < regions.size(); r++) {
+    const RegionForms &region = regions[r];
     BasicBlock *pre = BasicBlock::Create(c, "region" + std::to_string(r), f);
     sw->addCase(b.getInt32((uint32_t)r), pre);
     b.SetInsertPoint(pre);
     auto run = [&](Function *fn, Value *x) {
       std::vector<Value *> a(args);
       if (fn) a.push_back(x);  // a vector form's lane 0
-      CallInst *call = b.CreateCall(fn ? fn : scalar, a);
+      CallInst *call = b.CreateCall(fn ? fn : region.scalar, a);
       b.CreateStore(call, next_region);
       calls.push_back({call, v});
     };
@@ -690,7 +711,7 @@ void emit_regions(IRBuilder<> &b, Function &w, const SplitKernel &s, const std::
       v.local_id[2] = z;
       emit_loop(b, v.local_size[1], "y", [&](Value *y) {
         v.local_id[1] = y;
-        emit_row(b, v, forms, vectorizing, run, bounded ? idle_from : nullptr);
+        emit_row(b, v, region.forms, vectorizing, run, region.bounded ? idle_from : nullptr);
       });
     });
     if (s.uniform_size)
@@ -902,10 +923,12 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
                           wfv::narrow_width()};
   for (unsigned i = 0; i < k.arg_size(); i++) vectorizing.has_images |= desc.args[i].kind == KILN_ARG_IMAGE;
   VectorForms forms;
-  if (!barriers) forms = vector_forms(k, vectorizing, /*barrier_region=*/false, *f);
-
   std::vector<RegionCall> region_calls;
   std::vector<Function *> region_functions;
+  std::vector<RegionForms> regions;
+  if (barriers) regions = region_forms(k, split, vectorizing, *f, region_functions);
+  else forms = vector_forms(k, vectorizing, /*barrier_region=*/false, *f);
+
   Value *end = b.CreateAdd(first, count, "end");
   BasicBlock *pre = b.GetInsertBlock();
   BasicBlock *group_header = BasicBlock::Create(c, "group.header", f);
@@ -929,8 +952,8 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   }
   auto emit_group = [&](WorkItemValues &values) {
     if (barriers) {
-      emit_regions(b, k, split, call_args, values, frames, items, uniform_current, uniform_next, next_region,
-                   vectorizing, region_calls, region_functions);
+      emit_regions(b, split, regions, call_args, values, frames, items, uniform_current, uniform_next, next_region,
+                   vectorizing, region_calls);
       return;
     }
     emit_loop(b, values.local_size[2], "z", [&](Value *z) {
