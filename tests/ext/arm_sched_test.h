@@ -59,20 +59,27 @@ static inline unsigned long long ast_expected_batch(unsigned long long fallback,
 }
 
 /* Kiln's documented default plan for a loop-free kernel: one batch below 1024 work-items
- * or on one thread; else rounds of `threads` batches, the first of ceil(groups / (2 x
- * threads)) work-groups, each round's half the last's, down to the smallest size,
- * max(1, min(ceil(1024 / group items), groups / threads)), which the rest of the range
+ * or on one thread. Else the smallest size is max(1, min(ceil(1024 / group items), groups
+ * / threads)); a launch every worker may run (`queues`: no compute-unit limit below the
+ * workers) has batches of one size, max(smallest, ceil(groups / (16 x threads))); any other
+ * has rounds of `threads` batches, the first of ceil(groups / (2 x threads)) work-groups,
+ * each round's half the last's, down to the smallest size, which the rest of the range
  * uses. largest: the first batch's size; smallest: that of the round the range ends in. */
 struct ast_plan {
   unsigned long long largest, smallest, batches;
 };
 
 static inline struct ast_plan ast_documented_default(unsigned long long groups, unsigned long long items,
-                                                     unsigned long long group_items, cl_uint threads) {
+                                                     unsigned long long group_items, cl_uint threads, bool queues) {
   if (items < 1024 || threads <= 1) return (struct ast_plan){groups, groups, 1};
   unsigned long long smallest = (1024 + group_items - 1) / group_items;
   if (smallest > groups / threads) smallest = groups / threads;
   if (smallest < 1) smallest = 1;
+  if (queues) {
+    unsigned long long size = (groups + 16ull * threads - 1) / (16ull * threads);
+    if (size < smallest) size = smallest;
+    return (struct ast_plan){size, size, (groups + size - 1) / size};
+  }
   unsigned long long first = (groups + 2ull * threads - 1) / (2ull * threads);
   if (first < smallest) first = smallest;
   struct ast_plan plan = {first, first, 0};

@@ -208,7 +208,7 @@ static void test_default_batch_size(void **state) {
     const struct geometry *g = &geometries[i];
     struct kiln_sched_line got = run_vec(env->queue, kernel, g, "no hints");
     struct ast_plan want =
-        ast_documented_default(geometry_groups(g), geometry_items(g), geometry_group_items(g), units);
+        ast_documented_default(geometry_groups(g), geometry_items(g), geometry_group_items(g), units, true);
     if (got.batch_size != want.largest || got.batch_smallest != want.smallest || got.batches != want.batches)
       fail_msg("%s: default batch_size=%llu..%llu in %llu batches, documented %llu..%llu in %llu (%llu groups, %u "
                "compute units)",

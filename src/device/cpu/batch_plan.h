@@ -20,6 +20,13 @@
  * more than running them), and so is any launch one thread runs alone. A kernel with
  * loops is never one batch for being cheap so far: its next launch may loop longer.
  *
+ * A launch that runs on the workers' own queues (worker_pool.h: each worker takes a
+ * contiguous range of the batches, and steals halves of others' when its range is done)
+ * needs no shrinking rounds for its balance, since stealing evens out the end: its batches
+ * have one size, QUEUE_BATCHES per thread, or the smallest size above if that is larger.
+ * Its ranges then cover the same groups launch after launch, and their data stays in the
+ * caches of the core that used it last.
+ *
  * The application's batch size (cl_arm_scheduling_controls) is honoured exactly: every
  * batch has that size. Its modifier is added to the size of every batch, the application's
  * or Kiln's; a size ends up at least 1 and at most the work-groups. */
@@ -36,6 +43,7 @@ struct kiln_plan_request {
   uint64_t group_items;        /* work-items of a full work-group */
   unsigned threads;            /* threads that may run it at once (workers, or a compute-unit limit) */
   bool long_items;             /* the kernel has loops */
+  bool queues;                 /* it runs on per-worker queues (every worker may run it) */
   uint64_t item_ns_x1024;      /* measured nanoseconds per 1024 work-items; 0: unknown */
   uint64_t batch_size;         /* CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM; 0: Kiln picks */
   int64_t modifier;            /* CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM */

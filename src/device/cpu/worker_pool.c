@@ -1,5 +1,6 @@
 #include "device/cpu/worker_pool.h"
 
+#include "device/cpu/batch_queue.h"
 #include "device/cpu/topology.h"
 #include "runtime/device.h"
 
@@ -18,7 +19,10 @@
  * figures); a waiting application thread runs the work itself. */
 
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER; /* guards the job list */
+/* Guards the job list. Adaptive (spins briefly before it sleeps): the workers woken for a
+ * launch all take it at once, and a sleeping waiter's wake-up costs more than the few loads
+ * the holder runs (16 cores: 4096 empty groups 51-53 us a launch, 54-59 with a plain mutex). */
+static pthread_mutex_t pool_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 /* Submission lanes: one FIFO of queued jobs each. Threads look at the lanes in turn, from
  * the one after the lane of their last job, so a lane's backlog never holds up another's. */
 struct lane {
@@ -47,8 +51,39 @@ static void futex_wake(atomic_uint *word, int count) {
   syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
 }
 
+static void job_unqueue(struct kiln_job *job);
+
+/* Per-worker queues (batch_queue.h) for a job every worker may run: under a limit that
+ * leaves workers out, their queues would only ever be stolen from, one half at a time. */
+static void queues_create(struct kiln_job *job) {
+  bool every_worker = !job->limit || job->limit->max >= worker_count;
+  if (job->batch_count < 2 || worker_count < 2 || !every_worker) return;
+  /* Helping threads have queues too (empty at first): they steal halves like workers. */
+  job->queues = kiln_batch_queues_create(worker_count + HELPER_SLOTS, worker_count, job->batch_count);
+}
+
+/* The next batch for the thread `worker_id`: its own queue's front, then stolen ones;
+ * without queues, the shared counter's next. */
+static bool batch_claim(struct kiln_job *job, unsigned worker_id, size_t *batch) {
+  if (!job->queues) {
+    *batch = atomic_fetch_add_explicit(&job->next_batch, 1, memory_order_relaxed);
+    if (*batch >= job->batch_count) return false;
+    if (*batch == job->batch_count - 1) job_unqueue(job); /* nothing left for others to claim */
+    return true;
+  }
+  uint64_t taken;
+  bool claimed = kiln_batch_queue_take_front(&job->queues[worker_id], &taken) ||
+                 kiln_batch_queue_steal(job->queues, worker_count + HELPER_SLOTS, worker_id, &taken);
+  *batch = (size_t)taken;
+  return claimed;
+}
+
 static void job_release(struct kiln_job *job) {
-  if (atomic_fetch_sub_explicit(&job->holds, 1, memory_order_acq_rel) == 1) job->done(job);
+  if (atomic_fetch_sub_explicit(&job->holds, 1, memory_order_acq_rel) == 1) {
+    free(job->queues); /* no thread claims any more */
+    job->queues = NULL;
+    job->done(job);
+  }
 }
 
 static bool limit_enter(struct kiln_worker_limit *limit) {
@@ -96,7 +131,7 @@ static struct kiln_job *job_take(bool helper) {
 
 static void job_unqueue(struct kiln_job *job) {
   pthread_mutex_lock(&pool_lock);
-  if (job->queued) {
+  if (atomic_load_explicit(&job->queued, memory_order_relaxed)) {
     struct lane *lane = &lanes[job->lane];
     struct kiln_job **link = &lane->head, *prev = NULL;
     while (*link != job) {
@@ -105,7 +140,7 @@ static void job_unqueue(struct kiln_job *job) {
     }
     *link = job->next;
     if (lane->tail == job) lane->tail = prev;
-    job->queued = false;
+    atomic_store_explicit(&job->queued, false, memory_order_relaxed);
     atomic_fetch_sub_explicit(&jobs_queued, 1, memory_order_release);
   }
   pthread_mutex_unlock(&pool_lock);
@@ -116,13 +151,15 @@ static void job_unqueue(struct kiln_job *job) {
 static bool job_work(struct kiln_job *job, unsigned worker_id, bool leave_limit) {
   bool ran = false;
   size_t batch;
-  while ((batch = atomic_fetch_add_explicit(&job->next_batch, 1, memory_order_relaxed)) < job->batch_count) {
-    if (batch == job->batch_count - 1) job_unqueue(job); /* nothing left for others to claim */
+  while (batch_claim(job, worker_id, &batch)) {
     job->run(job, batch, worker_id);
     ran = true;
     if (atomic_fetch_add_explicit(&job->batches_done, 1, memory_order_acq_rel) + 1 == job->batch_count)
       job_release(job); /* the batches' hold */
   }
+  /* Nothing left to claim: no other thread needs to take it (batches still running, or
+   * stolen halves about to, finish with the threads that hold them). */
+  if (job->queues && atomic_load_explicit(&job->queued, memory_order_relaxed)) job_unqueue(job);
   if (ran) atomic_fetch_add_explicit(&job->threads, 1, memory_order_relaxed);
   if (leave_limit && job->limit) limit_leave(job->limit);
   job_release(job);
@@ -190,9 +227,10 @@ void kiln_worker_pool_submit(struct kiln_job *job, bool defer_wake) {
   pool_ensure_started();
   /* Read before the job is published: once queued it may run, complete and be freed. */
   size_t batches = job->batch_count;
+  queues_create(job);
   pthread_mutex_lock(&pool_lock);
   job->next = NULL;
-  job->queued = true;
+  atomic_store_explicit(&job->queued, true, memory_order_relaxed);
   /* Waking a worker costs a futex call and an inter-processor interrupt, several times
    * the run time of a small job. A lone one-batch job submitted by a thread that takes
    * queued jobs itself next (a worker, a helping waiter) needs no wake-up. Work an

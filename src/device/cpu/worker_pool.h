@@ -1,7 +1,12 @@
 /* worker_pool.h: the CPU device's pinned worker threads. One thread per compute unit,
- * started lazily, each pinned to its core. A job is cut into batches; workers claim
- * batches with an atomic counter, so a job with N batches is spread over up to N threads
- * and each batch runs exactly once. Threads blocked in a wait "help": they run one-batch
+ * started lazily, each pinned to its core. A job is cut into batches, and each batch runs
+ * exactly once. A job that every worker may run gets one queue per worker: a contiguous
+ * range of its batches, which that worker runs from the front; a thread whose queue is
+ * empty steals the back half of the fullest other queue (one batch when it has no queue
+ * of its own). Launch after launch of the same shape, a worker so runs the same groups and
+ * finds their data in its own caches. Jobs under a compute-unit limit that leaves workers
+ * out share one atomic counter instead, and so do all jobs when the queues cannot be
+ * allocated. Threads blocked in a wait "help": they run one-batch
  * jobs themselves (no wake-up for a small kernel), and batches of the other jobs that
  * welcome helpers (short ones); long jobs are the workers' alone (one thread per core).
  * Idle workers sleep on a futex. Work an application thread enqueues may leave them asleep
@@ -20,6 +25,7 @@
 #include <stdint.h>
 
 struct kiln_job;
+struct kiln_batch_queue;
 /* Runs batch `batch` (0 .. batch_count-1) on the thread identified by `worker_id`
  * (0 .. kiln_worker_pool_id_count()-1; ids are unique among threads running at once). */
 typedef void (*kiln_job_run_fn)(struct kiln_job *job, size_t batch, unsigned worker_id);
@@ -36,14 +42,15 @@ struct kiln_job {
   bool helpers;                /* helping threads may run batches of it (true by default;
                                   never when it needs more stack than KILN_HELPER_STACK_BYTES) */
   /* Pool-private from here on (kiln_job_init sets them up), except `threads`; packed so
-   * that a job is 72 bytes (it lives in every submitted command). */
-  bool queued;
+   * that a job is 80 bytes (it lives in every submitted command). */
+  atomic_bool queued;          /* in its lane (changed under the pool's lock, read without) */
   /* Threads that ran at least one batch; final when `done` runs (scheduling trace). */
   atomic_uint threads;
   atomic_uint holds;           /* one for the unfinished batches + one per thread holding the job */
   atomic_size_t next_batch;
   atomic_size_t batches_done;
   struct kiln_job *next;
+  struct kiln_batch_queue *queues; /* one per worker, or NULL: batches come from next_batch */
 };
 
 static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln_job_done_fn done,
@@ -59,7 +66,8 @@ static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln
   atomic_init(&job->holds, 1);
   atomic_init(&job->batches_done, 0);
   job->next = NULL;
-  job->queued = false;
+  atomic_init(&job->queued, false);
+  job->queues = NULL;
 }
 
 /* Stacks: a worker's is KILN_WORKER_STACK_BYTES (address space; pages are committed as
