@@ -49,6 +49,7 @@ struct kiln_sched_line {
   char kernel[64];
   unsigned long long groups, batch_size, batch_smallest, batches;
   unsigned workers, cu_limit;
+  unsigned long long queue_depth; /* most batches one thread held queued at a time */
 };
 
 #define KILN_SCHED_MAX_LINES 256
@@ -56,16 +57,18 @@ struct kiln_sched_line {
 /* Parses one line (without its newline) or fails the test. Checks the numbers add up:
  * 1 <= smallest <= batch_size <= groups; one size: batches = ceil(groups / batch_size),
  * else more batches than that and at most one per group; 1 <= workers <= batches;
- * workers <= cu_limit when there is a limit. */
+ * workers <= cu_limit when there is a limit; 1 <= queue_depth <= batches. */
 static inline struct kiln_sched_line kiln_sched_line_parse(const char *text) {
   struct kiln_sched_line line;
   char sizes[64];
   int end = -1;
   int fields = sscanf(text,
                       "kiln-trace sched ndrange kernel=%63s groups=%llu batch_size=%63s batches=%llu "
-                      "workers=%u cu_limit=%u%n",
-                      line.kernel, &line.groups, sizes, &line.batches, &line.workers, &line.cu_limit, &end);
-  if (fields != 6 || end != (int)strlen(text)) fail_msg("trace line not in the documented format: '%s'", text);
+                      "workers=%u cu_limit=%u queue_depth=%llu%n",
+                      line.kernel, &line.groups, sizes, &line.batches, &line.workers, &line.cu_limit,
+                      &line.queue_depth, &end);
+  if (fields != 7 || end != (int)strlen(text)) fail_msg("trace line not in the documented format: '%s'", text);
+  if (line.queue_depth < 1 || line.queue_depth > line.batches) fail_msg("trace line with an impossible queue depth: '%s'", text);
   int used = -1;
   if (sscanf(sizes, "%llu..%llu%n", &line.batch_size, &line.batch_smallest, &used) == 2 && used == (int)strlen(sizes)) {
     if (line.batch_smallest >= line.batch_size) fail_msg("trace line with sizes not decreasing: '%s'", text);

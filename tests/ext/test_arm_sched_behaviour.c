@@ -395,7 +395,7 @@ static void test_hints_recorded_in_recording(void **state) {
       {0, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, sizeof wide, &wide},
       {1, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM, sizeof five, NULL},
       {0, CL_KERNEL_EXEC_INFO_WARP_COUNT_LIMIT_ARM, sizeof warps, &warps},
-      {1, CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM, sizeof warps, &warps},
+      {1, CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM, sizeof wide, &wide},
   };
   long mark = kiln_sched_trace_mark();
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)

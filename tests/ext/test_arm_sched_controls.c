@@ -104,7 +104,7 @@ static void test_capabilities(void **state) {
       {CL_DEVICE_SCHEDULING_DEFERRED_FLUSH_ARM, true, "DEFERRED_FLUSH"},
       {CL_DEVICE_SCHEDULING_REGISTER_ALLOCATION_ARM, false, "REGISTER_ALLOCATION"},
       {CL_DEVICE_SCHEDULING_WARP_THROTTLING_ARM, false, "WARP_THROTTLING"},
-      {CL_DEVICE_SCHEDULING_COMPUTE_UNIT_BATCH_QUEUE_SIZE_ARM, false, "COMPUTE_UNIT_BATCH_QUEUE_SIZE"},
+      {CL_DEVICE_SCHEDULING_COMPUTE_UNIT_BATCH_QUEUE_SIZE_ARM, true, "COMPUTE_UNIT_BATCH_QUEUE_SIZE"},
       {CL_DEVICE_SCHEDULING_COMPUTE_UNIT_LIMIT_ARM, true, "COMPUTE_UNIT_LIMIT"},
   };
   cl_bitfield all = 0;
@@ -224,36 +224,80 @@ static void test_modifier_accepted(void **state) {
   assert_cl_success(clReleaseKernel(kernel));
 }
 
+/* The most batches one compute unit holds queued, as the trace reports it, for a launch of
+ * `batches` batches on `units` compute units under a bound (0: none): the workers' queues
+ * split the batches evenly (ceil(batches / units) each) unless the bound is lower; one
+ * batch (or one compute unit) is one batch held. */
+static unsigned long long documented_depth(unsigned long long batches, cl_uint units, cl_uint bound) {
+  if (batches < 2 || units < 2) return 1;
+  unsigned long long share = (batches + units - 1) / units;
+  return bound && bound < share ? bound : share;
+}
+
+/* CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM: every cl_uint is accepted (0 lets
+ * Kiln choose), and no compute unit's queue then holds more than that many batches. */
+static void test_queue_bound_accepted(void **state) {
+  struct kiln_test_env *env = *state;
+  cl_uint units = kiln_test_compute_units(env->device);
+  cl_kernel kernel = vec_kernel();
+  ast_set_batch_size(kernel, 1); /* GROUPS batches */
+  const cl_uint bounds[] = {1, 2, 3, 7, GROUPS / 2, GROUPS, UINT_MAX, 0, 2};
+  for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+    assert_cl_success(clSetKernelExecInfo(kernel, CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM,
+                                          sizeof bounds[i], &bounds[i]));
+    char what[64];
+    snprintf(what, sizeof what, "queue bound %u", bounds[i]);
+    struct kiln_sched_line line = run_vec(env->queue, kernel, what);
+    unsigned long long want = documented_depth(line.batches, units, bounds[i]);
+    if (line.batches != GROUPS || line.queue_depth != want)
+      fail_msg("%s: %llu batches, queue_depth=%llu, expected %u and %llu on %u compute units", what, line.batches,
+               line.queue_depth, GROUPS, want, units);
+  }
+  /* Under a compute-unit limit of one there are no queues: one batch at a time. */
+  cl_queue_properties props[] = {CL_QUEUE_COMPUTE_UNIT_LIMIT_ARM, 1, 0};
+  cl_int err;
+  cl_command_queue one = clCreateCommandQueueWithProperties(env->context, env->device, props, &err);
+  assert_cl_success(err);
+  assert_int_equal(1, run_vec(one, kernel, "bound 2, compute-unit limit 1").queue_depth);
+  assert_cl_success(clReleaseCommandQueue(one));
+  assert_cl_success(clReleaseKernel(kernel));
+}
+
 /* The value is exactly a cl_uint or a cl_int: other sizes and a NULL value are refused, and
  * a refused call leaves the previous value. */
 static void test_hint_sizes_refused(void **state) {
   struct kiln_test_env *env = *state;
   cl_kernel kernel = vec_kernel();
   ast_set_hints(kernel, 9, -2);
+  cl_uint bound = 2;
+  assert_cl_success(
+      clSetKernelExecInfo(kernel, CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM, sizeof bound, &bound));
   const cl_kernel_exec_info names[] = {CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM,
-                                       CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM};
+                                       CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM,
+                                       CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM};
   unsigned char bytes[16];
   memset(bytes, 0x01, sizeof bytes); /* as any size: a batch size of 1, or 0x0101... */
   const size_t bad_sizes[] = {0, 1, 2, 3, 5, 8, 16};
-  for (size_t n = 0; n < 2; n++) {
+  for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
     for (size_t s = 0; s < sizeof bad_sizes / sizeof bad_sizes[0]; s++)
       if (clSetKernelExecInfo(kernel, names[n], bad_sizes[s], bytes) != CL_INVALID_VALUE)
         fail_msg("exec info 0x%x with a %zu-byte value was not refused with CL_INVALID_VALUE", names[n], bad_sizes[s]);
     assert_int_equal(CL_INVALID_VALUE, clSetKernelExecInfo(kernel, names[n], 4, NULL));
     assert_int_equal(CL_INVALID_VALUE, clSetKernelExecInfo(kernel, names[n], 0, NULL));
   }
-  expect_batch(env->queue, kernel, 7, "after the refused calls (9 - 2)");
+  struct kiln_sched_line line = run_vec(env->queue, kernel, "after the refused calls (9 - 2, bound 2)");
+  assert_int_equal(7, line.batch_size);
+  assert_int_equal(documented_depth(line.batches, kiln_test_compute_units(env->device), 2), line.queue_depth);
   assert_cl_success(clReleaseKernel(kernel));
 }
 
-/* Warp throttling and per-compute-unit batch queues are not reported: their exec info is
- * refused whatever the value, as is an unknown name near the extension's. */
+/* Warp throttling is not reported: its exec info is refused whatever the value, as is an
+ * unknown name near the extension's. */
 static void test_unreported_exec_info_refused(void **state) {
   struct kiln_test_env *env = *state;
   cl_kernel kernel = vec_kernel();
   ast_set_hints(kernel, 5, 0);
-  const cl_kernel_exec_info names[] = {CL_KERNEL_EXEC_INFO_WARP_COUNT_LIMIT_ARM,
-                                       CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM, 0x41E7, 0x41F2};
+  const cl_kernel_exec_info names[] = {CL_KERNEL_EXEC_INFO_WARP_COUNT_LIMIT_ARM, 0x41E7, 0x41F2};
   const cl_uint values[] = {0, 1, 2, 4, 64, UINT_MAX};
   for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
     for (size_t v = 0; v < sizeof values / sizeof values[0]; v++)
@@ -546,6 +590,7 @@ int main(void) {
       cmocka_unit_test(test_kernel_max_warp_count_refused),
       cmocka_unit_test(test_batch_size_accepted),
       cmocka_unit_test(test_modifier_accepted),
+      cmocka_unit_test(test_queue_bound_accepted),
       cmocka_unit_test(test_hint_sizes_refused),
       cmocka_unit_test(test_unreported_exec_info_refused),
       cmocka_unit_test(test_invalid_kernel),

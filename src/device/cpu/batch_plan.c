@@ -62,6 +62,7 @@ uint64_t kiln_batch_plan_make(struct kiln_batch_plan *plan, const struct kiln_pl
   unsigned threads = request->threads ? request->threads : 1;
   plan->groups = groups;
   plan->round_batches = threads;
+  plan->queue_bound = request->queue_bound;
   int64_t modifier = request->modifier;
   plan->modifier = modifier < INT32_MIN ? INT32_MIN : modifier > INT32_MAX ? INT32_MAX : (int32_t)modifier;
   if (request->batch_size) {

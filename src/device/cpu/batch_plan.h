@@ -47,6 +47,7 @@ struct kiln_plan_request {
   uint64_t item_ns_x1024;      /* measured nanoseconds per 1024 work-items; 0: unknown */
   uint64_t batch_size;         /* CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM; 0: Kiln picks */
   int64_t modifier;            /* CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM */
+  uint32_t queue_bound;        /* CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM; 0: Kiln picks */
 };
 
 /* A plan: batch b's groups follow from these alone (kiln_batch_plan_range). */
@@ -56,6 +57,7 @@ struct kiln_batch_plan {
   uint64_t smallest;           /* the size the rounds end at, before the modifier; == first: one size */
   int32_t modifier;            /* the extension's value is a cl_int (wider requests saturate) */
   uint32_t round_batches;      /* >= 1 */
+  uint32_t queue_bound;        /* the request's, passed on to the job (worker_pool.h) */
 };
 
 /* Plans `request` (groups >= 1) into `plan` and returns the number of batches (>= 1). */

@@ -22,7 +22,7 @@ static void record_failure(struct kiln_execution *execution, int status) {
  * its kernel, work-groups, batch sizes, batches, how many threads ran batches and the
  * compute-unit limit it ran under. */
 static void trace_launch(const struct kiln_ndrange_launch *launch, size_t batches, unsigned threads,
-                         const struct kiln_worker_limit *limit) {
+                         const struct kiln_worker_limit *limit, uint64_t queue_depth) {
   uint64_t largest, smallest;
   kiln_batch_plan_sizes(&launch->plan, &largest, &smallest);
   /* One size, or the first batch's and the last round's: "batch_size=8..1". */
@@ -31,9 +31,10 @@ static void trace_launch(const struct kiln_ndrange_launch *launch, size_t batche
     snprintf(sizes, sizeof sizes, "%llu", (unsigned long long)largest);
   else
     snprintf(sizes, sizeof sizes, "%llu..%llu", (unsigned long long)largest, (unsigned long long)smallest);
-  kiln_trace(KILN_TRACE_SCHED, "ndrange kernel=%s groups=%llu batch_size=%s batches=%zu workers=%u cu_limit=%u",
+  kiln_trace(KILN_TRACE_SCHED,
+             "ndrange kernel=%s groups=%llu batch_size=%s batches=%zu workers=%u cu_limit=%u queue_depth=%llu",
              launch->profile->name, (unsigned long long)launch->plan.groups, sizes, batches, threads,
-             limit ? limit->max : 0u);
+             limit ? limit->max : 0u, (unsigned long long)queue_depth);
 }
 
 static void task_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
@@ -51,7 +52,8 @@ static void launch_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
 static void execution_done(struct kiln_job *job) {
   struct kiln_execution *execution = execution_of(job);
   if (execution->launch && kiln_trace_enabled(KILN_TRACE_SCHED))
-    trace_launch(execution->launch, job->batch_count, atomic_load(&job->threads), job->limit);
+    trace_launch(execution->launch, job->batch_count, atomic_load(&job->threads), job->limit,
+                 kiln_worker_pool_queue_depth(job));
   execution->done(execution, atomic_load(&execution->status));
 }
 
@@ -70,6 +72,7 @@ static inline void prepare(struct kiln_execution *execution, const struct kiln_e
   execution->job.limit = setup->limit;
   execution->job.lane = setup->lane;
   execution->job.helpers = welcomes_helpers(execution, batch_count, setup->stack_bytes);
+  if (launch && execution->launch) execution->job.queue_bound = execution->launch->plan.queue_bound;
   atomic_init(&execution->status, 0);
 }
 
@@ -123,6 +126,6 @@ int kiln_execution_run_launch(const struct kiln_ndrange_launch *launch, size_t b
   }
   if (batch_count > 1) return run_shared(launch, batch_count, worker_id, limit, lane);
   bool ran = kiln_ndrange_run_batch(launch, 0, worker_id);
-  if (kiln_trace_enabled(KILN_TRACE_SCHED)) trace_launch(launch, 1, 1, limit);
+  if (kiln_trace_enabled(KILN_TRACE_SCHED)) trace_launch(launch, 1, 1, limit, 1);
   return ran ? 0 : CL_OUT_OF_RESOURCES;
 }

@@ -55,11 +55,19 @@ static void job_unqueue(struct kiln_job *job);
 
 /* Per-worker queues (batch_queue.h) for a job every worker may run: under a limit that
  * leaves workers out, their queues would only ever be stolen from, one half at a time. */
+bool kiln_worker_pool_queues_for(const struct kiln_job *job) {
+  return job->batch_count >= 2 && worker_count >= 2 && (!job->limit || job->limit->max >= worker_count) &&
+         job->batch_count <= UINT32_MAX;
+}
+
+uint64_t kiln_worker_pool_queue_depth(const struct kiln_job *job) {
+  return kiln_worker_pool_queues_for(job) ? kiln_batch_queues_depth(job->batch_count, worker_count, job->queue_bound) : 1;
+}
+
 static void queues_create(struct kiln_job *job) {
-  bool every_worker = !job->limit || job->limit->max >= worker_count;
-  if (job->batch_count < 2 || worker_count < 2 || !every_worker) return;
+  if (!kiln_worker_pool_queues_for(job)) return;
   /* Helping threads have queues too (empty at first): they steal halves like workers. */
-  job->queues = kiln_batch_queues_create(worker_count + HELPER_SLOTS, worker_count, job->batch_count);
+  job->queues = kiln_batch_queues_create(worker_count + HELPER_SLOTS, worker_count, job->batch_count, job->queue_bound);
 }
 
 /* The next batch for the thread `worker_id`: its own queue's front, then stolen ones;
@@ -72,8 +80,7 @@ static bool batch_claim(struct kiln_job *job, unsigned worker_id, size_t *batch)
     return true;
   }
   uint64_t taken;
-  bool claimed = kiln_batch_queue_take_front(&job->queues[worker_id], &taken) ||
-                 kiln_batch_queue_steal(job->queues, worker_count + HELPER_SLOTS, worker_id, &taken);
+  bool claimed = kiln_batch_queues_claim(job->queues, worker_id, &taken);
   *batch = (size_t)taken;
   return claimed;
 }

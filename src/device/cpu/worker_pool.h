@@ -4,7 +4,8 @@
  * range of its batches, which that worker runs from the front; a thread whose queue is
  * empty steals the back half of the fullest other queue (one batch when it has no queue
  * of its own). Launch after launch of the same shape, a worker so runs the same groups and
- * finds their data in its own caches. Jobs under a compute-unit limit that leaves workers
+ * finds their data in its own caches (cl_arm_scheduling_controls may bound the queues:
+ * batch_queue.h). Jobs under a compute-unit limit that leaves workers
  * out share one atomic counter instead, and so do all jobs when the queues cannot be
  * allocated. Threads blocked in a wait "help": they run one-batch
  * jobs themselves (no wake-up for a small kernel), and batches of the other jobs that
@@ -25,7 +26,7 @@
 #include <stdint.h>
 
 struct kiln_job;
-struct kiln_batch_queue;
+struct kiln_batch_queues;
 /* Runs batch `batch` (0 .. batch_count-1) on the thread identified by `worker_id`
  * (0 .. kiln_worker_pool_id_count()-1; ids are unique among threads running at once). */
 typedef void (*kiln_job_run_fn)(struct kiln_job *job, size_t batch, unsigned worker_id);
@@ -42,7 +43,7 @@ struct kiln_job {
   bool helpers;                /* helping threads may run batches of it (true by default;
                                   never when it needs more stack than KILN_HELPER_STACK_BYTES) */
   /* Pool-private from here on (kiln_job_init sets them up), except `threads`; packed so
-   * that a job is 80 bytes (it lives in every submitted command). */
+   * that a job is 88 bytes (it lives in every submitted command). */
   atomic_bool queued;          /* in its lane (changed under the pool's lock, read without) */
   /* Threads that ran at least one batch; final when `done` runs (scheduling trace). */
   atomic_uint threads;
@@ -50,7 +51,8 @@ struct kiln_job {
   atomic_size_t next_batch;
   atomic_size_t batches_done;
   struct kiln_job *next;
-  struct kiln_batch_queue *queues; /* one per worker, or NULL: batches come from next_batch */
+  struct kiln_batch_queues *queues; /* per-worker queues, or NULL: batches come from next_batch */
+  uint32_t queue_bound;        /* most batches a worker's queue holds (0: no bound); set before submitting */
 };
 
 static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln_job_done_fn done,
@@ -68,6 +70,7 @@ static inline void kiln_job_init(struct kiln_job *job, kiln_job_run_fn run, kiln
   job->next = NULL;
   atomic_init(&job->queued, false);
   job->queues = NULL;
+  job->queue_bound = 0;
 }
 
 /* Stacks: a worker's is KILN_WORKER_STACK_BYTES (address space; pages are committed as
@@ -124,6 +127,13 @@ bool kiln_worker_pool_help(void);
  * threads take jobs from the lanes in turn, so work submitted on one lane never waits
  * behind the backlog of another (cl_intel_command_queue_families' queue indices). */
 unsigned kiln_worker_pool_lane_count(void);
+
+/* Whether `job` runs on per-worker queues (submitted, or about to be): it has several
+ * batches and every worker may run it. */
+bool kiln_worker_pool_queues_for(const struct kiln_job *job);
+/* The most batches one thread holds queued at a time for `job`: its queue's depth, or 1
+ * on the shared counter (a thread claims one batch at a time). For the scheduling trace. */
+uint64_t kiln_worker_pool_queue_depth(const struct kiln_job *job);
 
 /* Worker threads in the pool (starts it). */
 unsigned kiln_worker_pool_size(void);

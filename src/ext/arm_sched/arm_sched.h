@@ -7,8 +7,10 @@
  * - the queue properties become the queue's kiln_queue_scheduling (runtime/queue.h):
  *   a compute-unit limit (worker_pool.h's kiln_worker_limit), kernel batching (deferred
  *   worker wake-up, runtime/scheduler.c) and deferred flush (clFlush, queue_sync.c).
- * Register allocation, warp throttling and per-compute-unit batch queues have no meaning
- * on Kiln's CPU scheduler: they are not reported and their names are refused. */
+ * - CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM, kept the same way, bounds
+ *   the workers' batch queues (device/cpu/batch_queue.h).
+ * Register allocation and warp throttling have no meaning on Kiln's CPU scheduler: they
+ * are not reported and their names are refused. */
 #ifndef KILN_EXT_ARM_SCHED_H
 #define KILN_EXT_ARM_SCHED_H
 

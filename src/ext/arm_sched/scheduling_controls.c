@@ -11,7 +11,7 @@
 static const cl_device_scheduling_controls_capabilities_arm implemented_controls =
     CL_DEVICE_SCHEDULING_KERNEL_BATCHING_ARM | CL_DEVICE_SCHEDULING_WORKGROUP_BATCH_SIZE_ARM |
     CL_DEVICE_SCHEDULING_WORKGROUP_BATCH_SIZE_MODIFIER_ARM | CL_DEVICE_SCHEDULING_DEFERRED_FLUSH_ARM |
-    CL_DEVICE_SCHEDULING_COMPUTE_UNIT_LIMIT_ARM;
+    CL_DEVICE_SCHEDULING_COMPUTE_UNIT_LIMIT_ARM | CL_DEVICE_SCHEDULING_COMPUTE_UNIT_BATCH_QUEUE_SIZE_ARM;
 
 static cl_int device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value,
                           size_t *param_value_size_ret) {
@@ -61,19 +61,26 @@ static cl_int accept_exec_info(cl_kernel kernel, cl_kernel_exec_info name, size_
     if (!value || size != sizeof(cl_int)) return CL_INVALID_VALUE;
     *stored = (uint64_t)(int64_t) * (const cl_int *)value;
     return CL_SUCCESS;
+  case CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM:
+    /* Every cl_uint is supported: 0 lets Kiln choose, a bound above a worker's share of
+     * the batches bounds nothing (batch_queue.h). */
+    if (!value || size != sizeof(cl_uint)) return CL_INVALID_VALUE;
+    *stored = *(const cl_uint *)value;
+    return CL_SUCCESS;
   default:
-    /* CL_KERNEL_EXEC_INFO_WARP_COUNT_LIMIT_ARM and ..._COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM
-     * fall through to the core's CL_INVALID_VALUE. */
+    /* CL_KERNEL_EXEC_INFO_WARP_COUNT_LIMIT_ARM falls through to the core's CL_INVALID_VALUE. */
     return KILN_KERNEL_EXEC_INFO_NOT_MINE;
   }
 }
 
 /* The kernel's batch size and modifier, for every launch's plan. */
 static void launch_hints(cl_kernel kernel, struct kiln_plan_request *request) {
-  uint64_t modifier = 0;
+  uint64_t modifier = 0, bound = 0;
   kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM, &request->batch_size);
   if (kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM, &modifier))
     request->modifier = (int64_t)modifier;
+  if (kiln_kernel_exec_info_find(kernel, CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM, &bound))
+    request->queue_bound = (uint32_t)bound;
 }
 
 const struct kiln_extension kiln_ext_arm_scheduling_controls = {
