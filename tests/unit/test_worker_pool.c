@@ -74,6 +74,20 @@ static void test_many_batches_exactly_once(void **state) {
   counted_check_free(c, BATCHES);
 }
 
+/* A bound on the workers' queues (cl_arm_scheduling_controls): still every batch once. */
+static void test_bounded_queues_exactly_once(void **state) {
+  (void)state;
+  const uint32_t bounds[] = {1, 2, 7, BATCHES};
+  for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+    struct counted_job *c = counted_new(BATCHES);
+    c->job.queue_bound = bounds[i];
+    assert_true(kiln_worker_pool_queues_for(&c->job));
+    kiln_worker_pool_submit(&c->job, true);
+    counted_wait(c, i % 2 == 0);
+    counted_check_free(c, BATCHES);
+  }
+}
+
 static void test_single_batch_jobs_back_to_back(void **state) {
   (void)state;
   for (int i = 0; i < 2000; i++) {
@@ -133,6 +147,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pool_size),
       cmocka_unit_test(test_many_batches_exactly_once),
+      cmocka_unit_test(test_bounded_queues_exactly_once),
       cmocka_unit_test(test_single_batch_jobs_back_to_back),
       cmocka_unit_test(test_job_without_flushing_caller_wakes_a_worker),
       cmocka_unit_test(test_helping_thread_runs_batches),
