@@ -55,8 +55,8 @@ static bool take_front(struct kiln_batch_queue *queue, uint64_t *batch) {
   }
 }
 
-/* Takes `taken(available)` batches from the front (from_front) or the back of `queue`,
- * whose range was `range`; the first goes to *batch, the rest to `own` (empty). */
+/* Takes `taken` batches from the front (from_front) or the back of `queue`, whose range was
+ * `range`; the first goes to *batch, the rest to `own` (empty). False when `queue` changed. */
 static bool take_some(struct kiln_batch_queue *queue, uint64_t range, uint64_t taken, bool from_front,
                       struct kiln_batch_queue *own, uint64_t *batch) {
   uint64_t front = front_of(range), back = back_of(range);

@@ -61,7 +61,7 @@ bool kiln_worker_pool_queues_for(const struct kiln_job *job) {
 }
 
 uint64_t kiln_worker_pool_queue_depth(const struct kiln_job *job) {
-  return kiln_worker_pool_queues_for(job) ? kiln_batch_queues_depth(job->batch_count, worker_count, job->queue_bound) : 1;
+  return job->queues ? kiln_batch_queues_depth(job->batch_count, worker_count, job->queue_bound) : 1;
 }
 
 static void queues_create(struct kiln_job *job) {
@@ -87,9 +87,10 @@ static bool batch_claim(struct kiln_job *job, unsigned worker_id, size_t *batch)
 
 static void job_release(struct kiln_job *job) {
   if (atomic_fetch_sub_explicit(&job->holds, 1, memory_order_acq_rel) == 1) {
-    free(job->queues); /* no thread claims any more */
-    job->queues = NULL;
+    /* No thread claims any more; done (its trace reads job->queues) may free the job. */
+    struct kiln_batch_queues *queues = job->queues;
     job->done(job);
+    free(queues);
   }
 }
 

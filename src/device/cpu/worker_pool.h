@@ -131,8 +131,9 @@ unsigned kiln_worker_pool_lane_count(void);
 /* Whether `job` runs on per-worker queues (submitted, or about to be): it has several
  * batches and every worker may run it. */
 bool kiln_worker_pool_queues_for(const struct kiln_job *job);
-/* The most batches one thread holds queued at a time for `job`: its queue's depth, or 1
- * on the shared counter (a thread claims one batch at a time). For the scheduling trace. */
+/* The most batches one thread held queued at a time for `job`: its queue's depth, or 1 on
+ * the shared counter (a thread claims one batch at a time). For the scheduling trace, from
+ * `done` (the queues are freed after it). */
 uint64_t kiln_worker_pool_queue_depth(const struct kiln_job *job);
 
 /* Worker threads in the pool (starts it). */
