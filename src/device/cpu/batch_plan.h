@@ -1,7 +1,9 @@
 /* batch_plan.h: how an NDRange's work-groups are cut into the batches that threads claim
  * one at a time from the worker pool (consecutive groups in linear order, batch 0 first).
  *
- * Kiln's own plans are factoring schedules (Hummel, Schonberg & Flynn, 1992): rounds of
+ * Kiln's own plans for launches on the pool's shared counter (under a compute-unit limit
+ * below the workers; launches on per-worker queues: below) are factoring schedules
+ * (Hummel, Schonberg & Flynn, 1992): rounds of
  * `round_batches` batches (one per thread that may run the launch), each round's batches
  * half the size of the previous round's, down to a smallest size, which the rest of the
  * range then uses. The first round hands out half of the work-groups. So every thread gets
