@@ -51,7 +51,7 @@ static size_t plan_batches(struct kiln_ndrange_launch *launch, cl_kernel kernel,
   request.item_ns_x1024 = atomic_load_explicit(&kernel->profile.ns_per_kilo_item, memory_order_relaxed);
   const struct kiln_worker_limit *limit = kiln_queue_worker_limit(queue);
   if (limit && limit->max < request.threads) request.threads = limit->max;
-  request.queues = request.threads == kiln_worker_pool_size(); /* as the pool decides (worker_pool.h) */
+  request.queues = kiln_worker_pool_every_worker(request.threads);
   unsigned hint_count;
   const kiln_launch_hints_fn *hints = kiln_extension_launch_hints(&hint_count);
   for (unsigned i = 0; i < hint_count; i++) hints[i](kernel, &request);

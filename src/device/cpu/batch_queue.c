@@ -19,7 +19,8 @@ uint64_t kiln_batch_queues_depth(uint64_t batches, unsigned filled, uint32_t bou
 struct kiln_batch_queues *kiln_batch_queues_create(unsigned count, unsigned filled, uint64_t batches, uint32_t bound) {
   if (filled == 0 || filled > count || batches > UINT32_MAX) return NULL;
   size_t bytes = sizeof(struct kiln_batch_queues) + count * sizeof(struct kiln_batch_queue);
-  bytes = (bytes + _Alignof(struct kiln_batch_queue) - 1) / _Alignof(struct kiln_batch_queue) * _Alignof(struct kiln_batch_queue);
+  bytes = (bytes + _Alignof(struct kiln_batch_queue) - 1) / _Alignof(struct kiln_batch_queue) *
+          _Alignof(struct kiln_batch_queue);
   struct kiln_batch_queues *queues = aligned_alloc(_Alignof(struct kiln_batch_queue), bytes);
   if (!queues) return NULL;
   queues->count = count;
@@ -28,8 +29,10 @@ struct kiln_batch_queues *kiln_batch_queues_create(unsigned count, unsigned fill
   uint64_t queued = queues->bound ? min_u64((uint64_t)queues->bound * filled, batches) : batches;
   for (uint64_t w = 0; w < count; w++) {
     uint64_t range = 0;
-    if (w < filled && queues->bound) range = pack(min_u64(w * queues->bound, queued), min_u64((w + 1) * queues->bound, queued));
-    else if (w < filled) range = pack(w * batches / filled, (w + 1) * batches / filled);
+    if (w < filled && queues->bound)
+      range = pack(min_u64(w * queues->bound, queued), min_u64((w + 1) * queues->bound, queued));
+    else if (w < filled)
+      range = pack(w * batches / filled, (w + 1) * batches / filled);
     atomic_init(&queues->queue[w].range, range);
   }
   atomic_init(&queues->pool.range, pack(queued, batches));

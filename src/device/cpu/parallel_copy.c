@@ -69,7 +69,7 @@ size_t kiln_parallel_copy_launch(struct kiln_ndrange_launch *launch, const struc
       .group_items = 1,
       .threads = threads ? threads : 1,
       .long_items = true, /* a chunk is long: spread over every thread */
-      .queues = threads == kiln_worker_pool_size(), /* as the pool decides (worker_pool.h) */
+      .queues = kiln_worker_pool_every_worker(threads),
       .item_ns_x1024 = atomic_load_explicit(&copy_profile.ns_per_kilo_item, memory_order_relaxed),
   };
   return (size_t)kiln_batch_plan_make(&launch->plan, &request);

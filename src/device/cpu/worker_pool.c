@@ -53,11 +53,13 @@ static void futex_wake(atomic_uint *word, int count) {
 
 static void job_unqueue(struct kiln_job *job);
 
+bool kiln_worker_pool_every_worker(unsigned threads) { return threads >= kiln_worker_pool_size(); }
+
 /* Per-worker queues (batch_queue.h) for a job every worker may run: under a limit that
  * leaves workers out, their queues would only ever be stolen from, one half at a time. */
 bool kiln_worker_pool_queues_for(const struct kiln_job *job) {
-  return job->batch_count >= 2 && worker_count >= 2 && (!job->limit || job->limit->max >= worker_count) &&
-         job->batch_count <= UINT32_MAX;
+  return job->batch_count >= 2 && worker_count >= 2 &&
+         (!job->limit || kiln_worker_pool_every_worker(job->limit->max)) && job->batch_count <= UINT32_MAX;
 }
 
 uint64_t kiln_worker_pool_queue_depth(const struct kiln_job *job) {

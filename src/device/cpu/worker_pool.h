@@ -2,8 +2,8 @@
  * started lazily, each pinned to its core. A job is cut into batches, and each batch runs
  * exactly once. A job that every worker may run gets one queue per worker: a contiguous
  * range of its batches, which that worker runs from the front; a thread whose queue is
- * empty steals the back half of the fullest other queue (one batch when it has no queue
- * of its own). Launch after launch of the same shape, a worker so runs the same groups and
+ * empty steals the back half of the fullest other queue (a helping thread has a queue too,
+ * empty at first). Launch after launch of the same shape, a worker so runs the same groups and
  * finds their data in its own caches (cl_arm_scheduling_controls may bound the queues:
  * batch_queue.h). Jobs under a compute-unit limit that leaves workers
  * out share one atomic counter instead, and so do all jobs when the queues cannot be
@@ -128,6 +128,9 @@ bool kiln_worker_pool_help(void);
  * behind the backlog of another (cl_intel_command_queue_families' queue indices). */
 unsigned kiln_worker_pool_lane_count(void);
 
+/* Whether `threads` threads running a launch at once are every worker: then it runs on
+ * per-worker queues (the batch planner's request.queues asks this). */
+bool kiln_worker_pool_every_worker(unsigned threads);
 /* Whether `job` runs on per-worker queues (submitted, or about to be): it has several
  * batches and every worker may run it. */
 bool kiln_worker_pool_queues_for(const struct kiln_job *job);
