@@ -4,6 +4,7 @@
 #include "runtime/core_extensions.h"
 
 #include "runtime/extension.h"
+#include "runtime/info.h"
 
 #include <CL/cl_ext.h>
 
@@ -41,3 +42,32 @@ const struct kiln_extension kiln_core_khr_image2d_from_buffer = {
  * (image_requirements.c). cl.xml's revision. */
 const struct kiln_extension kiln_core_ext_image_from_buffer = {
     .name = "cl_ext_image_from_buffer", .version = CL_MAKE_VERSION(1, 0, 0), .scope = KILN_EXTENSION_DEVICE};
+
+/* Integer builtins (builtins/integer_extensions.cl); the compiler defines their macros
+ * (compiler/opencl_c_features.c). */
+LANGUAGE_EXTENSION(kiln_core_khr_extended_bit_ops, "cl_khr_extended_bit_ops");
+/* __builtin_expect and __builtin_assume: clang's own, for every OpenCL C version. */
+LANGUAGE_EXTENSION(kiln_core_khr_expect_assume, "cl_khr_expect_assume");
+
+/* Both input forms; none is claimed faster than the same arithmetic written out (the JIT
+ * may or may not find AVX-VNNI/AVX512-VNNI instructions for it). */
+static cl_int integer_dot_product_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
+                                       void *param_value, size_t *param_value_size_ret) {
+  (void)device;
+  static const cl_device_integer_dot_product_acceleration_properties_khr not_accelerated = {0};
+  switch (param_name) {
+  case CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR:
+    KILN_INFO_VALUE(cl_device_integer_dot_product_capabilities_khr,
+                    CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR);
+  case CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR:
+  case CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR:
+    KILN_INFO_ARRAY(&not_accelerated, sizeof not_accelerated);
+  default:
+    return CL_INVALID_VALUE;
+  }
+}
+
+const struct kiln_extension kiln_core_khr_integer_dot_product = {.name = "cl_khr_integer_dot_product",
+                                                                  .version = CL_MAKE_VERSION(2, 0, 0),
+                                                                  .scope = KILN_EXTENSION_DEVICE,
+                                                                  .device_info = integer_dot_product_info};

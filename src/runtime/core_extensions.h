@@ -19,6 +19,9 @@ extern const struct kiln_extension kiln_core_khr_3d_image_writes;
 extern const struct kiln_extension kiln_core_khr_depth_images;
 extern const struct kiln_extension kiln_core_khr_image2d_from_buffer;
 extern const struct kiln_extension kiln_core_ext_image_from_buffer;
+extern const struct kiln_extension kiln_core_khr_extended_bit_ops;
+extern const struct kiln_extension kiln_core_khr_integer_dot_product;
+extern const struct kiln_extension kiln_core_khr_expect_assume;
 /* image_requirements.c (with its entry point) */
 extern const struct kiln_extension kiln_core_ext_image_requirements_info;
 

@@ -3,7 +3,7 @@
  * unknown names go to the extension providers. */
 #include "runtime/device.h"
 
-
+#include "device/cpu/compiler/opencl_c_features.h"
 #include "device/cpu/printf_buffer.h" /* KILN_PRINTF_BUFFER_SIZE: the per-launch buffer */
 #include "device/cpu/topology.h"
 #include "runtime/extension.h"
@@ -11,6 +11,8 @@
 #include "runtime/info.h"
 
 #include <CL/cl_ext.h>
+#include <pthread.h>
+#include <stdio.h>
 
 #define KILN_DEVICE_VERSION "OpenCL 3.0 Kiln " KILN_VERSION_STRING
 #define KILN_MAX_WORK_GROUP_SIZE 4096
@@ -57,19 +59,22 @@ static const cl_name_version opencl_c_all_versions[] = {
     {CL_MAKE_VERSION(3, 0, 0), "OpenCL C"},
 };
 
-/* The optional OpenCL C 3.0 features the compiler enables (clang_flags.h). */
-static const cl_name_version opencl_c_features[] = {
-    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64"},
-    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
-    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_program_scope_global_variables"},
-    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_acq_rel"},
-    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_seq_cst"},
-    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_device"},
-    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_all_devices"},
-    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_images"},
-    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_read_write_images"},
-    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_3d_image_writes"},
-};
+/* CL_DEVICE_OPENCL_C_FEATURES: the features of the compiler's macro list
+ * (compiler/opencl_c_features.h), built once. */
+static cl_name_version opencl_c_features[32];
+static size_t opencl_c_feature_count;
+static pthread_once_t opencl_c_features_once = PTHREAD_ONCE_INIT;
+
+static void opencl_c_features_init(void) {
+  size_t count;
+  const struct kiln_opencl_c_macro *macros = kiln_opencl_c_macros(&count);
+  for (size_t i = 0; i < count && opencl_c_feature_count < sizeof opencl_c_features / sizeof opencl_c_features[0]; i++) {
+    if (!macros[i].feature) continue;
+    cl_name_version *f = &opencl_c_features[opencl_c_feature_count++];
+    f->version = CL_MAKE_VERSION(3, 0, 0);
+    snprintf(f->name, sizeof f->name, "%s", macros[i].name);
+  }
+}
 
 static cl_ulong device_global_mem_cache_size(const struct kiln_cpu_topology *t) {
   return t->l3_cache_bytes ? t->l3_cache_bytes : t->l2_cache_bytes ? t->l2_cache_bytes : t->l1d_cache_bytes;
@@ -128,7 +133,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
     KILN_INFO_ARRAY(versions, count * sizeof *versions);
   }
   case CL_DEVICE_OPENCL_C_FEATURES:
-    KILN_INFO_ARRAY(opencl_c_features, sizeof opencl_c_features);
+    pthread_once(&opencl_c_features_once, opencl_c_features_init);
+    KILN_INFO_ARRAY(opencl_c_features, opencl_c_feature_count * sizeof opencl_c_features[0]);
   case CL_DEVICE_ILS_WITH_VERSION:
   case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION:
     KILN_INFO_ARRAY(NULL, 0);
@@ -182,8 +188,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
     KILN_INFO_VALUE(cl_uint, 0);
   case CL_DEVICE_SINGLE_FP_CONFIG:
+    /* Division and sqrt are the host's IEEE instructions (divss/sqrtss and their vector
+     * forms; builtins/math.cl's sqrt is __builtin_sqrtf): correctly rounded unless a
+     * kernel is built with -cl-fast-relaxed-math or -cl-unsafe-math-optimizations. */
     KILN_INFO_VALUE(cl_device_fp_config, CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST |
-                                             CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_FMA);
+                                             CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_FMA |
+                                             CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT);
   case CL_DEVICE_DOUBLE_FP_CONFIG: /* cl_khr_fp64's required set: IEEE double on the host */
     KILN_INFO_VALUE(cl_device_fp_config, CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
                                              CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM);
@@ -290,12 +300,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
     KILN_INFO_VALUE(size_t, kiln_image_device_limits()->image_max_array_size);
 
-  /* Pipes, device-side enqueue, sub-groups and other optional 3.0 features: unsupported. */
+  /* Optional 3.0 features: which Kiln has. */
   case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: /* launchers run partial last groups */
+  case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:  /* builtins/address_spaces.cl */
+  case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: /* builtins/work_group.cl */
     KILN_INFO_VALUE(cl_bool, CL_TRUE);
   case CL_DEVICE_PIPE_SUPPORT:
-  case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
-  case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
   case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
     KILN_INFO_VALUE(cl_bool, CL_FALSE);
   case CL_DEVICE_MAX_PIPE_ARGS:

@@ -252,11 +252,13 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   kiln_command_hold(command, &kernel->obj); /* keeps the program and its code alive */
   uint64_t buffer_bytes;
   launch->local_mem_bytes = snapshot_args(kernel, command, args, &buffer_bytes);
+  uint64_t group_bytes = launch->local_mem_bytes;
   launch->args = args;
   launch->launcher = kernel->launcher;
   struct kiln_ndrange *range = &launch->range;
   range->work_dim = work_dim;
   range->flags = streams_stores(buffer_bytes) ? KILN_NDRANGE_STREAMING_STORES : 0;
+  range->local_mem_bytes = group_bytes;
   for (cl_uint d = 0; d < 3; d++) {
     bool used = d < work_dim;
     range->global_offset[d] = used && global_work_offset ? global_work_offset[d] : 0;
@@ -264,6 +266,11 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
     range->local_size[d] = used ? local[d] : 1;
     range->num_groups[d] = (range->global_size[d] + range->local_size[d] - 1) / range->local_size[d];
   }
+  /* The work-group collective functions' scratch (builtins/work_group.cl): a slot per
+   * work-item and one more, 8-byte aligned after the kernel's own local memory. Not part
+   * of CL_KERNEL_LOCAL_MEM_SIZE or of the device's limit: Kiln's, not the kernel's. */
+  if (kernel->desc->uses_work_group_scratch)
+    launch->local_mem_bytes += 8 + 8 * (range->local_size[0] * range->local_size[1] * range->local_size[2] + 1);
   launch->profile = &kernel->profile;
   size_t batches = plan_batches(launch, kernel, sink->queue);
   if (uses_printf) kiln_printf_buffer_init(launch->printf_buffer, KILN_PRINTF_BUFFER_SIZE, batches);

@@ -18,6 +18,7 @@ struct kiln_ndrange {
   uint64_t global_size[3];
   uint64_t local_size[3];  /* the enqueued (uniform) local size */
   uint64_t num_groups[3];  /* ceil(global_size / local_size): the last group may be partial */
+  uint64_t local_mem_bytes; /* a group's __local memory (static and argument) from local_mem on */
 };
 
 /* The launch's buffers exceed the cache: launchers use non-temporal stores where they have
@@ -93,5 +94,22 @@ struct kiln_device_image {
 /* barrier()/work_group_barrier(): a work-group barrier with the given cl_mem_fence_flags.
  * The compiler splits kernels at these calls (continuation-based synchronization). */
 #define KILN_INTRINSIC_BARRIER "__kiln_barrier"                         /* void (uint flags) */
+/* An address bounding a kind of memory the running work-group may point at, as an integer
+ * (size_t (uint which), which a KILN_BOUND_*): the generic address space's to_global,
+ * to_local, to_private and get_fence tell where a pointer points from these. Stack
+ * memory below KILN_BOUND_STACK_TOP down to the current frame is the work-item's private
+ * memory, and so are the launcher call's frames (barriers); the local block is the
+ * group's __local memory. The same for every work-item of the call. */
+#define KILN_INTRINSIC_MEMORY_BOUND "__kiln_memory_bound"
+#define KILN_BOUND_LOCAL_BEGIN 0u
+#define KILN_BOUND_LOCAL_END 1u
+#define KILN_BOUND_FRAMES_BEGIN 2u
+#define KILN_BOUND_FRAMES_END 3u
+#define KILN_BOUND_STACK_TOP 4u
+#define KILN_BOUND_COUNT 5u
+/* The host helper the generic address space's functions call (registered with the JIT):
+ * int (uintptr_t p, uintptr_t stack_top), nonzero when p lies in the calling thread's
+ * stack between its own frame and stack_top. */
+#define KILN_ON_STACK_SYMBOL "__kiln_on_stack"
 
 #endif

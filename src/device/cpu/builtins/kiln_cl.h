@@ -113,5 +113,11 @@ size_t __kiln_global_offset(uint d);
 size_t __kiln_num_groups(uint d);
 uint __kiln_work_dim(void);
 void __kiln_barrier(uint flags);
+size_t __kiln_memory_bound(uint which); /* KILN_BOUND_* of kernel_abi.h */
+#define KILN_BOUND_LOCAL_BEGIN 0u
+#define KILN_BOUND_LOCAL_END 1u
+#define KILN_BOUND_FRAMES_BEGIN 2u
+#define KILN_BOUND_FRAMES_END 3u
+#define KILN_BOUND_STACK_TOP 4u
 
 #endif

@@ -11,8 +11,8 @@
  * JIT compiles it for the host CPU and its features.
  *
  * Address spaces (SPIR numbering, kept in the IR; x86 treats casts between them as no-ops):
- * 0 private, 1 global, 2 constant, 3 local, 4 generic (generic is off: OpenCL C 3.0
- * without __opencl_c_generic_address_space).
+ * 0 private, 1 global, 2 constant, 3 local, 4 generic (OpenCL C 3.0 with
+ * __opencl_c_generic_address_space; builtins/address_spaces.cl tells where one points).
  *
  * Builtin library rules:
  *  - clang-19 driver form:
@@ -41,23 +41,25 @@
 #define KILN_CLANG_TRIPLE "spir64-unknown-unknown"
 
 /* The OpenCL extensions and optional features the device reports (and the builtins
- * implement). Everything else (pipes, generic address space, device enqueue, sub-groups,
- * work-group collectives, fp16, mipmaps, sRGB writes) is off. */
+ * implement) that clang defines itself; opencl_c_features.c lists every feature and the
+ * macros the front end defines beside these. Everything else (pipes, device enqueue,
+ * sub-groups, fp16, mipmaps, sRGB writes) is off. */
 #define KILN_CLANG_CL_EXT                                                                                   \
   "-all,+cl_khr_fp64,+__opencl_c_fp64,+__opencl_c_int64,+__opencl_c_program_scope_global_variables,"        \
   "+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics," \
   "+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,"       \
   "+cl_khr_int64_extended_atomics,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"       \
   "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_images,"               \
-  "+__opencl_c_read_write_images,+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes,+cl_khr_depth_images"
+  "+__opencl_c_read_write_images,+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes,+cl_khr_depth_images,"     \
+  "+__opencl_c_generic_address_space"
 
 /* The cc1 flags the in-process compiler uses for every program (user options follow).
  * __SPIR__ is undefined because clang's opencl-c-base.h turns on sub-group, dot-product,
  * float-atomic and other extension macros for SPIR targets, which this device lacks.
  * __OPENCL_VERSION__ (the device's OpenCL version, OpenCL C spec
  * "Preprocessor Directives and Macros") is the implementation's to define; clang does not.
- * For -cl-std below CL3.0 the compiler adds -cl-ext=-__opencl_c_program_scope_global_variables
- * (program-scope __global variables are an OpenCL C 2.0/3.0 feature). */
+ * For -cl-std below CL3.0 the front end turns program-scope __global variables and the
+ * generic address space off (OpenCL C 2.0/3.0 features). */
 #define KILN_CLANG_CC1_FLAGS                                                                          \
   "-triple", KILN_CLANG_TRIPLE, "-fdeclare-opencl-builtins", "-finclude-default-header",             \
       "-cl-ext=" KILN_CLANG_CL_EXT, "-U__SPIR__", "-U__SPIR64__",       \

@@ -82,7 +82,8 @@ struct kiln_kernel_desc {
   uint64_t reqd_work_group_size[3];  /* 0,0,0 when not given */
   uint64_t work_group_size_hint[3];  /* 0,0,0 when not given */
   const char *attributes;         /* CL_KERNEL_ATTRIBUTES text */
-  bool uses_barriers;
+  bool uses_barriers;               /* barriers, or work-group collective functions (barriers inside) */
+  bool uses_work_group_scratch;     /* work-group collective functions: launches add their scratch */
   bool uses_printf;                /* calls printf: launches need a printf buffer */
   bool has_loops;                  /* loops in its own code: a work-item may run long (batch planner) */
 };

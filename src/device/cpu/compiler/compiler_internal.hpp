@@ -69,7 +69,7 @@ bool read_stack_sizes(llvm::StringRef object_bytes, std::map<std::string, uint64
 inline bool is_work_item_intrinsic(llvm::StringRef name) {
   for (const char *n : {KILN_INTRINSIC_LOCAL_ID, KILN_INTRINSIC_GROUP_ID, KILN_INTRINSIC_LOCAL_SIZE,
                         KILN_INTRINSIC_ENQUEUED_LOCAL_SIZE, KILN_INTRINSIC_GLOBAL_SIZE, KILN_INTRINSIC_GLOBAL_OFFSET,
-                        KILN_INTRINSIC_NUM_GROUPS, KILN_INTRINSIC_WORK_DIM})
+                        KILN_INTRINSIC_NUM_GROUPS, KILN_INTRINSIC_WORK_DIM, KILN_INTRINSIC_MEMORY_BOUND})
     if (name == n) return true;
   return false;
 }

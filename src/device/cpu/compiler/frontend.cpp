@@ -3,6 +3,7 @@
 // diagnostics are rendered into the build log. The only clang-heavy translation unit.
 #include "device/cpu/compiler/clang_flags.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/compiler/opencl_c_features.h"
 #include "device/cpu/compiler/options.h"
 
 #include <clang/Basic/Diagnostic.h>
@@ -63,14 +64,15 @@ static int compile_source(const char *source, size_t length, const char *options
     if (include_dir) storage.push_back(absolute_path(parsed.cc1_args[++i]));
   }
   bool opt_disable = parsed.opt_disable;
-  if (strcmp(parsed.std, "CL3.0") != 0) {
-    storage.emplace_back("-cl-ext=-__opencl_c_program_scope_global_variables");
-  } else {
-    // clang's opencl-c-base.h defines these "header-only" feature macros for SPIR targets
-    // only, and __SPIR__ is undefined (clang_flags.h): define the ones the device reports.
-    storage.emplace_back("-D__opencl_c_atomic_scope_device=1");
-    storage.emplace_back("-D__opencl_c_atomic_scope_all_devices=1");
-  }
+  // OpenCL C 1.x has neither program-scope __global variables nor the generic address
+  // space (clang_flags.h enables both for 3.0).
+  bool cl3 = strcmp(parsed.std, "CL3.0") == 0;
+  if (!cl3) storage.emplace_back("-cl-ext=-__opencl_c_program_scope_global_variables,-__opencl_c_generic_address_space");
+  size_t num_macros;
+  const kiln_opencl_c_macro *macros = kiln_opencl_c_macros(&num_macros);
+  for (size_t i = 0; i < num_macros; i++)
+    if (!macros[i].defined_by_clang && (cl3 || macros[i].all_versions))
+      storage.push_back(std::string("-D") + macros[i].name + "=1");
   kiln_cl_options_free(&parsed);
 
   std::vector<const char *> args = {KILN_CLANG_CC1_FLAGS, "-resource-dir", KILN_CLANG_RESOURCE_DIR, "-I", SOURCE_DIR};

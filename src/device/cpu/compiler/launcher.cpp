@@ -24,6 +24,7 @@
 // Barriers must be
 // reached by all work-items of a group (OpenCL's rule), so the next region is the same
 // for all of them.
+#include "device/cpu/builtins/address_space_host.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/idle_work_items.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
@@ -56,11 +57,15 @@ using namespace llvm;
 
 namespace {
 
+// JIT code finds the generic address space's host helper by name (libkiln hides it).
+[[maybe_unused]] const bool address_space_host_registered = (kiln_address_space_host_register(), true);
+
 // The values a work-item intrinsic stands for, per dimension, at the current iteration.
 struct WorkItemValues {
   Value *local_id[3], *group_id[3], *local_size[3], *enqueued_local_size[3];
   Value *global_size[3], *global_offset[3], *num_groups[3];
   Value *work_dim;
+  Value *memory_bound[KILN_BOUND_COUNT];  // KILN_INTRINSIC_MEMORY_BOUND's values: the same for the call
 };
 
 // for (i = start; i < end; i += step) body(i), at the builder's position (start 0 when
@@ -111,6 +116,18 @@ Value *select_dim(IRBuilder<> &b, Value *d, Value *const values[3], uint64_t fal
   return r;
 }
 
+// KILN_INTRINSIC_MEMORY_BOUND's value `which` (0 for an unknown one).
+Value *select_bound(IRBuilder<> &b, Value *which, Value *const values[KILN_BOUND_COUNT]) {
+  if (auto *c = dyn_cast<ConstantInt>(which)) {
+    uint64_t i = c->getZExtValue();
+    return i < KILN_BOUND_COUNT ? values[i] : b.getInt64(0);
+  }
+  Value *w = b.CreateZExtOrTrunc(which, b.getInt32Ty());
+  Value *r = b.getInt64(0);
+  for (unsigned i = 0; i < KILN_BOUND_COUNT; i++) r = b.CreateSelect(b.CreateICmpEQ(w, b.getInt32(i)), values[i], r);
+  return r;
+}
+
 // Replaces every call of a work-item intrinsic in `blocks`.
 void replace_intrinsics(const std::vector<BasicBlock *> &blocks, const WorkItemValues &v) {
   std::vector<CallInst *> calls;
@@ -126,6 +143,7 @@ void replace_intrinsics(const std::vector<BasicBlock *> &blocks, const WorkItemV
     Value *r = nullptr;
     if (name == KILN_INTRINSIC_WORK_DIM) r = v.work_dim;
     else if (!d) continue;
+    else if (name == KILN_INTRINSIC_MEMORY_BOUND) r = select_bound(b, d, v.memory_bound);
     else if (name == KILN_INTRINSIC_LOCAL_ID) r = select_dim(b, d, v.local_id, 0);
     else if (name == KILN_INTRINSIC_GROUP_ID) r = select_dim(b, d, v.group_id, 0);
     else if (name == KILN_INTRINSIC_LOCAL_SIZE) r = select_dim(b, d, v.local_size, 1);
@@ -916,6 +934,19 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     b.CreateRet(b.getInt32(1));
     b.SetInsertPoint(have_memory);
   }
+
+  // Where a generic pointer may point (KILN_BOUND_*; builtins/address_spaces.cl). All
+  // of a work-item's stack slots lie below this launcher's return address.
+  Value *local_address = b.CreatePtrToInt(local_mem, i64);
+  v.memory_bound[KILN_BOUND_LOCAL_BEGIN] = local_address;
+  v.memory_bound[KILN_BOUND_LOCAL_END] =
+      b.CreateAdd(local_address, nd_field(offsetof(kiln_ndrange, local_mem_bytes), "local_mem_bytes"));
+  Value *frames_address = frames ? b.CreatePtrToInt(frames, i64) : b.getInt64(0);
+  v.memory_bound[KILN_BOUND_FRAMES_BEGIN] = frames_address;
+  v.memory_bound[KILN_BOUND_FRAMES_END] =
+      frames ? b.CreateAdd(frames_address, b.CreateMul(items, b.getInt64(split.frame_size))) : b.getInt64(0);
+  v.memory_bound[KILN_BOUND_STACK_TOP] =
+      b.CreatePtrToInt(b.CreateIntrinsic(Intrinsic::addressofreturnaddress, {ptr}, {}), i64);
 
   // Whole-function vectorization (wfv/) where it applies: of the kernel, or (with
   // barriers) of each region.

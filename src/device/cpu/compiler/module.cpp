@@ -75,10 +75,25 @@ static bool is_barrier_name(StringRef name) {
   return name == KILN_INTRINSIC_BARRIER || name == "_Z7barrierj" || name.starts_with("_Z18work_group_barrierj");
 }
 
+// The work-group collective functions (work_group_all, work_group_reduce_add, ...; not
+// work_group_barrier), by mangled name: builtins/work_group.cl synchronizes the group
+// with barriers and needs the runtime's scratch.
+static bool is_collective_name(StringRef name) {
+  if (!name.consume_front("_Z")) return false;
+  name = name.drop_while([](char c) { return c >= '0' && c <= '9'; });
+  return name.starts_with("work_group_") && !name.starts_with("work_group_barrier");
+}
+
+static bool calls_collective(Function &kernel) {
+  for (Function *f : reachable_functions(kernel))
+    if (is_collective_name(f->getName())) return true;
+  return false;
+}
+
 bool calls_barrier(Function &kernel) {
   for (Function *f : reachable_functions(kernel))
     if (is_barrier_name(f->getName())) return true;
-  return false;
+  return calls_collective(kernel);
 }
 
 // Loops as the source wrote them: the front end runs no LLVM pass, so a loop of constant
@@ -297,6 +312,7 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
   d.static_local_bytes = local_layout(f).bytes;
   d.private_bytes = private_bytes(f);
   d.uses_barriers = calls_barrier(f);
+  d.uses_work_group_scratch = calls_collective(f);
   d.uses_printf = calls_printf(f);
   d.has_loops = has_loops(f);
   std::string attributes;

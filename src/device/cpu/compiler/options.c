@@ -130,28 +130,43 @@ void kiln_cl_options_free(struct kiln_cl_options *o) {
   o->num_cc1_args = 0;
 }
 
+/* Why -cl-std=CL2.0 is refused: the spec lets a build name only versions in
+ * CL_DEVICE_OPENCL_C_ALL_VERSIONS, and OpenCL C 2.0 makes features mandatory that
+ * Kiln lacks. */
+#define NO_OPENCL_C_2_0                                                                                   \
+  "OpenCL C 2.0 is not in CL_DEVICE_OPENCL_C_ALL_VERSIONS (1.0, 1.1, 1.2, 3.0): it requires pipes and " \
+  "device-side enqueue, which this device does not support; build with -cl-std=CL3.0, which has the "    \
+  "optional features listed in CL_DEVICE_OPENCL_C_FEATURES (the generic address space, work-group "     \
+  "collective functions, program-scope global variables, ...)"
+
 /* One option at tokens[*i]; advances *i past a separate argument. Returns 0, 1 (invalid,
- * *bad set) or -1 (out of memory). */
+ * *bad set, and *why when there is more to say than "invalid") or -1 (out of memory). */
 static int parse_one(struct tokens *t, size_t *i, enum kiln_option_set set, struct kiln_cl_options *o,
-                     const char **bad) {
+                     const char **bad, const char **why) {
   const char *s = t->items[*i];
   *bad = s;
+  *why = NULL;
   bool compile = set != KILN_OPTIONS_LINK;
   bool link = set != KILN_OPTIONS_COMPILE;
 
   if (compile && (strncmp(s, "-D", 2) == 0 || strncmp(s, "-I", 2) == 0)) {
     const char *value = s + 2;
+    *why = s[1] == 'D' ? "a macro name must follow" : "a directory must follow";
     if (*value == '\0') {
       if (*i + 1 >= t->count) return 1; /* -D or -I without its argument */
       value = t->items[++*i];
     }
     if (*value == '\0' || (s[1] == 'D' && value[0] == '=')) return 1;
+    *why = NULL;
     char flag[3] = {'-', s[1], '\0'};
     return push_arg(o, flag, NULL) || push_arg(o, value, NULL) ? -1 : 0;
   }
   if (compile && strncmp(s, "-cl-std=", 8) == 0) {
     static const char *const stds[] = {"CL1.0", "CL1.1", "CL1.2", "CL3.0"}; /* no OpenCL C 2.0 */
+    if (strcmp(s + 8, "CL2.0") == 0) *why = NO_OPENCL_C_2_0;
+    else *why = "unknown OpenCL C version (this device accepts CL1.0, CL1.1, CL1.2 and CL3.0)";
     if (!IN_LIST(s + 8, stds)) return 1;
+    *why = NULL;
     snprintf(o->std, sizeof o->std, "%s", s + 8);
     return 0;
   }
@@ -175,7 +190,7 @@ static int parse_one(struct tokens *t, size_t *i, enum kiln_option_set set, stru
     o->denorms_are_zero = true; /* allowed, not required: denormals stay supported */
     return 0;
   }
-  if (strcmp(s, "-cl-no-subgroup-ifp") == 0) return 0; /* no sub-groups */
+  if (strcmp(s, "-cl-no-subgroup-ifp") == 0) return 0; /* no sub-groups, hence no independent progress */
   if (link && strcmp(s, "-create-library") == 0) {
     o->create_library = true;
     return 0;
@@ -184,6 +199,14 @@ static int parse_one(struct tokens *t, size_t *i, enum kiln_option_set set, stru
     o->enable_link_options = true;
     return 0;
   }
+  if (!compile && (strncmp(s, "-D", 2) == 0 || strncmp(s, "-I", 2) == 0 || strncmp(s, "-cl-std=", 8) == 0 ||
+                   IN_LIST(s, passthrough_compile) || IN_LIST(s, ignored_compile) ||
+                   strcmp(s, "-cl-opt-disable") == 0 || strcmp(s, "-cl-kernel-arg-info") == 0))
+    *why = "a compiler option: clLinkProgram takes only linker options";
+  else if (!link && (strcmp(s, "-create-library") == 0 || strcmp(s, "-enable-link-options") == 0))
+    *why = "a linker option: it belongs to clLinkProgram";
+  else
+    *why = "not an OpenCL compiler or linker option of the OpenCL 3.0 API specification";
   return 1;
 }
 
@@ -196,13 +219,15 @@ int kiln_cl_options_parse(const char *options, enum kiln_option_set set, struct 
   if (tokenize(options, &t) != 0) return KILN_COMPILE_OUT_OF_MEMORY;
   int status = KILN_COMPILE_OK;
   for (size_t i = 0; i < t.count && status == KILN_COMPILE_OK; i++) {
-    const char *bad = NULL;
-    int r = parse_one(&t, &i, set, out, &bad);
+    const char *bad = NULL, *why = NULL;
+    int r = parse_one(&t, &i, set, out, &bad, &why);
     if (r < 0) {
       status = KILN_COMPILE_OUT_OF_MEMORY;
     } else if (r > 0) {
       status = KILN_COMPILE_INVALID_OPTIONS;
-      if (log) *log = format("invalid %s option: '%s'\n", set == KILN_OPTIONS_LINK ? "linker" : "compiler", bad);
+      if (log)
+        *log = format("invalid %s option: '%s'%s%s\n", set == KILN_OPTIONS_LINK ? "linker" : "compiler", bad,
+                      why ? ": " : "", why ? why : "");
     }
   }
   if (status == KILN_COMPILE_OK && out->enable_link_options && !out->create_library) {
