@@ -49,6 +49,24 @@ LANGUAGE_EXTENSION(kiln_core_khr_extended_bit_ops, "cl_khr_extended_bit_ops");
 /* __builtin_expect and __builtin_assume: clang's own, for every OpenCL C version. */
 LANGUAGE_EXTENSION(kiln_core_khr_expect_assume, "cl_khr_expect_assume");
 
+/* Sub-groups of one work-item (builtins/subgroups.cl, kernel_info.c's clGetKernelSubGroupInfo). */
+static const struct kiln_extension_function subgroups_functions[] = {
+    {"clGetKernelSubGroupInfoKHR", (void *)clGetKernelSubGroupInfoKHR},
+    {NULL, NULL},
+};
+const struct kiln_extension kiln_core_khr_subgroups = {.name = "cl_khr_subgroups",
+                                                        .version = CL_MAKE_VERSION(1, 0, 0),
+                                                        .scope = KILN_EXTENSION_DEVICE,
+                                                        .functions = subgroups_functions};
+LANGUAGE_EXTENSION(kiln_core_khr_subgroup_extended_types, "cl_khr_subgroup_extended_types");
+LANGUAGE_EXTENSION(kiln_core_khr_subgroup_non_uniform_vote, "cl_khr_subgroup_non_uniform_vote");
+LANGUAGE_EXTENSION(kiln_core_khr_subgroup_ballot, "cl_khr_subgroup_ballot");
+LANGUAGE_EXTENSION(kiln_core_khr_subgroup_non_uniform_arithmetic, "cl_khr_subgroup_non_uniform_arithmetic");
+LANGUAGE_EXTENSION(kiln_core_khr_subgroup_shuffle, "cl_khr_subgroup_shuffle");
+LANGUAGE_EXTENSION(kiln_core_khr_subgroup_shuffle_relative, "cl_khr_subgroup_shuffle_relative");
+LANGUAGE_EXTENSION(kiln_core_khr_subgroup_clustered_reduce, "cl_khr_subgroup_clustered_reduce");
+LANGUAGE_EXTENSION(kiln_core_khr_subgroup_rotate, "cl_khr_subgroup_rotate");
+
 /* Both input forms; none is claimed faster than the same arithmetic written out (the JIT
  * may or may not find AVX-VNNI/AVX512-VNNI instructions for it). */
 static cl_int integer_dot_product_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,

@@ -22,6 +22,15 @@ extern const struct kiln_extension kiln_core_ext_image_from_buffer;
 extern const struct kiln_extension kiln_core_khr_extended_bit_ops;
 extern const struct kiln_extension kiln_core_khr_integer_dot_product;
 extern const struct kiln_extension kiln_core_khr_expect_assume;
+extern const struct kiln_extension kiln_core_khr_subgroups;
+extern const struct kiln_extension kiln_core_khr_subgroup_extended_types;
+extern const struct kiln_extension kiln_core_khr_subgroup_non_uniform_vote;
+extern const struct kiln_extension kiln_core_khr_subgroup_ballot;
+extern const struct kiln_extension kiln_core_khr_subgroup_non_uniform_arithmetic;
+extern const struct kiln_extension kiln_core_khr_subgroup_shuffle;
+extern const struct kiln_extension kiln_core_khr_subgroup_shuffle_relative;
+extern const struct kiln_extension kiln_core_khr_subgroup_clustered_reduce;
+extern const struct kiln_extension kiln_core_khr_subgroup_rotate;
 /* image_requirements.c (with its entry point) */
 extern const struct kiln_extension kiln_core_ext_image_requirements_info;
 

@@ -305,13 +305,16 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:  /* builtins/address_spaces.cl */
   case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: /* builtins/work_group.cl */
     KILN_INFO_VALUE(cl_bool, CL_TRUE);
+  /* Sub-groups are single work-items (builtins/subgroups.cl): as many as work-items in a
+   * group. They run one after another on one thread: no independent forward progress. */
+  case CL_DEVICE_MAX_NUM_SUB_GROUPS:
+    KILN_INFO_VALUE(cl_uint, KILN_MAX_WORK_GROUP_SIZE);
   case CL_DEVICE_PIPE_SUPPORT:
   case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
     KILN_INFO_VALUE(cl_bool, CL_FALSE);
   case CL_DEVICE_MAX_PIPE_ARGS:
   case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
   case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
-  case CL_DEVICE_MAX_NUM_SUB_GROUPS:
   case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
   case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
   case CL_DEVICE_MAX_ON_DEVICE_QUEUES:

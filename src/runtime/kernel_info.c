@@ -138,17 +138,53 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
   }
 }
 
-/* The device has no sub-groups (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0). */
+/* Sub-groups are single work-items (builtins/subgroups.cl): a group of n work-items has n
+ * sub-groups of size 1, whatever the kernel. */
+static bool local_size_input(size_t input_value_size, const void *input_value, size_t *items) {
+  if (!input_value || input_value_size == 0 || input_value_size % sizeof(size_t) != 0 ||
+      input_value_size > 3 * sizeof(size_t))
+    return false;
+  const size_t *local = input_value;
+  *items = 1;
+  for (size_t d = 0; d < input_value_size / sizeof(size_t); d++) *items *= local[d];
+  return true;
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
                                                         cl_kernel_sub_group_info param_name, size_t input_value_size,
                                                         const void *input_value, size_t param_value_size,
                                                         void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  (void)param_name, (void)input_value_size, (void)input_value, (void)param_value_size, (void)param_value,
-      (void)param_value_size_ret;
   if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
   if (!device_ok(kernel, device)) return CL_INVALID_DEVICE;
-  return CL_INVALID_OPERATION;
+  size_t items;
+  switch (param_name) {
+  case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:
+    if (!local_size_input(input_value_size, input_value, &items)) return CL_INVALID_VALUE;
+    KILN_INFO_VALUE(size_t, 1);
+  case CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE:
+    if (!local_size_input(input_value_size, input_value, &items)) return CL_INVALID_VALUE;
+    KILN_INFO_VALUE(size_t, items);
+  case CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT: {
+    if (!input_value || input_value_size != sizeof(size_t)) return CL_INVALID_VALUE;
+    /* The dimensions are those of the answer's array: param_value_size (3 without one). */
+    size_t dims = param_value ? param_value_size / sizeof(size_t) : 3;
+    if (param_value && (param_value_size % sizeof(size_t) != 0 || dims == 0 || dims > 3)) return CL_INVALID_VALUE;
+    size_t count = *(const size_t *)input_value;
+    size_t sizes[3] = {0, 0, 0};
+    if (count >= 1 && count <= kiln_kernel_max_work_group_size(kernel)) {
+      sizes[0] = count;
+      sizes[1] = sizes[2] = 1;
+    }
+    KILN_INFO_ARRAY(sizes, dims * sizeof(size_t));
+  }
+  case CL_KERNEL_MAX_NUM_SUB_GROUPS:
+    KILN_INFO_VALUE(size_t, kiln_kernel_max_work_group_size(kernel));
+  case CL_KERNEL_COMPILE_NUM_SUB_GROUPS: /* no attribute sets it in OpenCL C */
+    KILN_INFO_VALUE(size_t, 0);
+  default:
+    return CL_INVALID_VALUE;
+  }
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfoKHR(cl_kernel kernel, cl_device_id device,

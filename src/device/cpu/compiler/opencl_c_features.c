@@ -15,6 +15,7 @@ static const struct kiln_opencl_c_macro macros[] = {
     {"__opencl_c_read_write_images", true, true, false},
     {"__opencl_c_3d_image_writes", true, true, false},
     {"__opencl_c_work_group_collective_functions", true, false, false}, /* builtins/work_group.cl */
+    {"__opencl_c_subgroups", true, true, false},                         /* builtins/subgroups.cl */
     /* cl_khr_integer_dot_product's features: its functions are declared under them. */
     {"__opencl_c_integer_dot_product_input_4x8bit", true, false, true},
     {"__opencl_c_integer_dot_product_input_4x8bit_packed", true, false, true},
@@ -22,6 +23,16 @@ static const struct kiln_opencl_c_macro macros[] = {
     {"cl_khr_extended_bit_ops", false, false, true},
     {"cl_khr_integer_dot_product", false, false, true},
     {"cl_khr_expect_assume", false, false, true},
+    /* Sub-group extensions (builtins/subgroups.cl): OpenCL C 2.0 and later, like
+     * cl_khr_subgroups, which clang defines for 3.0 from KILN_CLANG_CL_EXT. */
+    {"cl_khr_subgroup_extended_types", false, false, false},
+    {"cl_khr_subgroup_non_uniform_vote", false, false, false},
+    {"cl_khr_subgroup_ballot", false, false, false},
+    {"cl_khr_subgroup_non_uniform_arithmetic", false, false, false},
+    {"cl_khr_subgroup_shuffle", false, false, false},
+    {"cl_khr_subgroup_shuffle_relative", false, false, false},
+    {"cl_khr_subgroup_clustered_reduce", false, false, false},
+    {"cl_khr_subgroup_rotate", false, false, false},
 };
 
 const struct kiln_opencl_c_macro *kiln_opencl_c_macros(size_t *count) {
