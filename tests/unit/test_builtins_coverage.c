@@ -2,7 +2,8 @@
  * compiled with the user-kernel flags of compiler/clang_flags.h for OpenCL C 1.2, 2.0 and
  * 3.0, with the builtin library, and checks that what stays undefined is only what the
  * library documents as external: the __kiln_* intrinsics, SLEEF, the C math library and
- * the image and sampler conversions the compiler lowers. */
+ * the image and sampler conversions the compiler lowers. The same for a kernel calling
+ * every sub-group builtin clang's opencl-c.h declares (builtins/subgroup_probe.py). */
 #include "builtins/harness.h"
 
 #include <setjmp.h>
@@ -10,16 +11,17 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-static void check_std(const char *std) {
+/* `prepare` (run in the temporary directory first) may write the kernel source `source`. */
+static void check_source(const char *std, const char *prepare, const char *source, const char *defines) {
   char tmp[] = "/tmp/kiln_bt_cov_XXXXXX";
   assert_non_null(mkdtemp(tmp));
   char cmd[16384];
   snprintf(cmd, sizeof cmd,
-           "cd %s && clang-19 -target " KILN_CLANG_TRIPLE " -x cl -cl-std=%s -Xclang -fdeclare-opencl-builtins "
-           "-Xclang -finclude-default-header -Xclang -cl-ext=" KILN_CLANG_CL_EXT " -U__SPIR__ -U__SPIR64__ -O0 "
-           "-emit-llvm -c %s/coverage.cl -o k.bc && llvm-link-19 k.bc " KILN_BUILTINS_BC " -o linked.bc && "
+           "cd %s && %s && clang-19 -target " KILN_CLANG_TRIPLE " -x cl -cl-std=%s -Xclang -fdeclare-opencl-builtins "
+           "-Xclang -finclude-default-header -Xclang -cl-ext=" KILN_CLANG_CL_EXT " -U__SPIR__ -U__SPIR64__ %s -O0 "
+           "-emit-llvm -c %s -o k.bc && llvm-link-19 k.bc " KILN_BUILTINS_BC " -o linked.bc && "
            "llvm-nm-19 --undefined-only linked.bc | awk '{print $2}'",
-           tmp, std, kiln_bt_source_dir());
+           tmp, prepare, std, defines, source);
   FILE *p = popen(cmd, "r");
   assert_non_null(p);
   void *libm = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
@@ -46,6 +48,28 @@ static void check_std(const char *std) {
   assert_int_equal(system(cmd), 0);
 }
 
+static void check_std(const char *std) {
+  char source[4200];
+  snprintf(source, sizeof source, "%s/coverage.cl", kiln_bt_source_dir());
+  check_source(std, "true", source, "");
+}
+
+/* The sub-group extensions' macros the front end defines (compiler/opencl_c_features.c). */
+#define SUBGROUP_DEFINES                                                                            \
+  "-Dcl_khr_subgroup_extended_types=1 -Dcl_khr_subgroup_non_uniform_vote=1 -Dcl_khr_subgroup_ballot=1 " \
+  "-Dcl_khr_subgroup_non_uniform_arithmetic=1 -Dcl_khr_subgroup_shuffle=1 "                          \
+  "-Dcl_khr_subgroup_shuffle_relative=1 -Dcl_khr_subgroup_clustered_reduce=1 -Dcl_khr_subgroup_rotate=1"
+
+static void test_subgroup_declarations(void **state) {
+  (void)state;
+  char prepare[8192];
+  snprintf(prepare, sizeof prepare,
+           "python3 %s/subgroup_probe.py \"$(clang-19 -print-resource-dir)/include/opencl-c.h\" probe.cl > count && "
+           "test \"$(cat count)\" -gt 500",
+           kiln_bt_source_dir());
+  check_source("CL3.0", prepare, "probe.cl", SUBGROUP_DEFINES);
+}
+
 static void test_cl12(void **state) { (void)state; check_std("CL1.2"); }
 static void test_cl20(void **state) { (void)state; check_std("CL2.0"); }
 static void test_cl30(void **state) { (void)state; check_std("CL3.0"); }
@@ -55,6 +79,7 @@ int main(void) {
     cmocka_unit_test(test_cl12),
     cmocka_unit_test(test_cl20),
     cmocka_unit_test(test_cl30),
+    cmocka_unit_test(test_subgroup_declarations),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
