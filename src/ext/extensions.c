@@ -20,6 +20,7 @@ const struct kiln_extension *const kiln_extensions[] = {
     &kiln_core_khr_int64_base_atomics,
     &kiln_core_khr_int64_extended_atomics,
     &kiln_core_khr_fp64,
+    &kiln_core_khr_fp16,
     &kiln_core_khr_3d_image_writes,
     &kiln_core_khr_depth_images,
     &kiln_core_khr_extended_bit_ops,

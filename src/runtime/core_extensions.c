@@ -31,6 +31,8 @@ LANGUAGE_EXTENSION(kiln_core_khr_local_int32_extended_atomics, "cl_khr_local_int
 LANGUAGE_EXTENSION(kiln_core_khr_int64_base_atomics, "cl_khr_int64_base_atomics");
 LANGUAGE_EXTENSION(kiln_core_khr_int64_extended_atomics, "cl_khr_int64_extended_atomics");
 LANGUAGE_EXTENSION(kiln_core_khr_fp64, "cl_khr_fp64");
+/* half arithmetic and builtins (builtins/half.cl, conversions.cl, ...), computed in float. */
+LANGUAGE_EXTENSION(kiln_core_khr_fp16, "cl_khr_fp16");
 /* Images (builtins/image.cl): write_image* on image3d_t, and depth image types. */
 LANGUAGE_EXTENSION(kiln_core_khr_3d_image_writes, "cl_khr_3d_image_writes");
 LANGUAGE_EXTENSION(kiln_core_khr_depth_images, "cl_khr_depth_images");

@@ -15,6 +15,7 @@ extern const struct kiln_extension kiln_core_khr_local_int32_extended_atomics;
 extern const struct kiln_extension kiln_core_khr_int64_base_atomics;
 extern const struct kiln_extension kiln_core_khr_int64_extended_atomics;
 extern const struct kiln_extension kiln_core_khr_fp64;
+extern const struct kiln_extension kiln_core_khr_fp16;
 extern const struct kiln_extension kiln_core_khr_3d_image_writes;
 extern const struct kiln_extension kiln_core_khr_depth_images;
 extern const struct kiln_extension kiln_core_khr_image2d_from_buffer;

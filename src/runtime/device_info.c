@@ -184,9 +184,9 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE: /* as wide as long: both are 64-bit lanes */
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
     KILN_INFO_VALUE(cl_uint, device_vector_widths().long_);
-  case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:   /* 0 without cl_khr_fp16 */
+  case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF: /* 16-bit lanes, like short (computed in float) */
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
-    KILN_INFO_VALUE(cl_uint, 0);
+    KILN_INFO_VALUE(cl_uint, device_vector_widths().short_);
   case CL_DEVICE_SINGLE_FP_CONFIG:
     /* Division and sqrt are the host's IEEE instructions (divss/sqrtss and their vector
      * forms; builtins/math.cl's sqrt is __builtin_sqrtf): correctly rounded unless a
@@ -197,6 +197,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_DOUBLE_FP_CONFIG: /* cl_khr_fp64's required set: IEEE double on the host */
     KILN_INFO_VALUE(cl_device_fp_config, CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
                                              CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM);
+  case CL_DEVICE_HALF_FP_CONFIG: /* cl_khr_fp16: float arithmetic rounded to nearest half, fma in double */
+    KILN_INFO_VALUE(cl_device_fp_config, CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_FMA);
   case CL_DEVICE_EXECUTION_CAPABILITIES:
     KILN_INFO_VALUE(cl_device_exec_capabilities, CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL);
   case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES: /* == CL_DEVICE_QUEUE_PROPERTIES */

@@ -3,7 +3,8 @@
  * 3.0, with the builtin library, and checks that what stays undefined is only what the
  * library documents as external: the __kiln_* intrinsics, SLEEF, the C math library and
  * the image and sampler conversions the compiler lowers. The same for a kernel calling
- * every sub-group builtin clang's opencl-c.h declares (builtins/subgroup_probe.py). */
+ * every sub-group builtin, and every half builtin, clang's opencl-c.h declares
+ * (builtins/declarations_probe.py). */
 #include "builtins/harness.h"
 
 #include <setjmp.h>
@@ -60,15 +61,19 @@ static void check_std(const char *std) {
   "-Dcl_khr_subgroup_non_uniform_arithmetic=1 -Dcl_khr_subgroup_shuffle=1 "                          \
   "-Dcl_khr_subgroup_shuffle_relative=1 -Dcl_khr_subgroup_clustered_reduce=1 -Dcl_khr_subgroup_rotate=1"
 
-static void test_subgroup_declarations(void **state) {
-  (void)state;
+/* Every builtin of `family` that clang's opencl-c.h declares (declarations_probe.py). */
+static void check_declarations(const char *family, const char *std, int at_least) {
   char prepare[8192];
   snprintf(prepare, sizeof prepare,
-           "python3 %s/subgroup_probe.py \"$(clang-19 -print-resource-dir)/include/opencl-c.h\" probe.cl > count && "
-           "test \"$(cat count)\" -gt 500",
-           kiln_bt_source_dir());
-  check_source("CL3.0", prepare, "probe.cl", SUBGROUP_DEFINES);
+           "python3 %s/declarations_probe.py \"$(clang-19 -print-resource-dir)/include/opencl-c.h\" %s probe.cl > count && "
+           "test \"$(cat count)\" -gt %d",
+           kiln_bt_source_dir(), family, at_least);
+  check_source(std, prepare, "probe.cl", SUBGROUP_DEFINES " -D__opencl_c_fp16=1 -D__opencl_c_work_group_collective_functions=1");
 }
+
+static void test_subgroup_declarations(void **state) { (void)state; check_declarations("subgroups", "CL3.0", 500); }
+static void test_half_declarations_cl30(void **state) { (void)state; check_declarations("half3", "CL3.0", 1500); }
+static void test_half_declarations_cl12(void **state) { (void)state; check_declarations("half1", "CL1.2", 1500); }
 
 static void test_cl12(void **state) { (void)state; check_std("CL1.2"); }
 static void test_cl20(void **state) { (void)state; check_std("CL2.0"); }
@@ -80,6 +85,8 @@ int main(void) {
     cmocka_unit_test(test_cl20),
     cmocka_unit_test(test_cl30),
     cmocka_unit_test(test_subgroup_declarations),
+    cmocka_unit_test(test_half_declarations_cl30),
+    cmocka_unit_test(test_half_declarations_cl12),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

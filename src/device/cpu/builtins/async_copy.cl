@@ -44,6 +44,7 @@ static size_t kiln_group_linear_id(void) {
 #define ASYNC_COPY_ALL(T, unused) ASYNC_COPY(T) KILN_FOR_VECTOR_SIZES(ASYNC_COPY_N, T)
 KILN_FOR_INTEGERS(ASYNC_COPY_ALL, 0)
 KILN_FOR_FLOATS(ASYNC_COPY_ALL, 0)
+ASYNC_COPY_ALL(half, 0)
 
 OVL void wait_group_events(int n, __generic event_t *events) {
   __kiln_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);

@@ -7,6 +7,7 @@
 #define KILN_CL_H
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
 typedef unsigned char uchar;
 typedef unsigned short ushort;

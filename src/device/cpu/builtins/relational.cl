@@ -24,11 +24,14 @@
   OVLI I signbit(G x) { return KILN_AS(B, x) < (B)0; }
 #define MIN_float FLT_MIN
 #define MIN_double DBL_MIN
+#define MIN_half 0x1p-14h
 RELATIONAL(float, int, float, int)
 RELATIONAL(double, int, double, long)
+RELATIONAL(half, int, half, short)
 #define RELATIONAL_N(N, S, I) RELATIONAL(S##N, I##N, S, I##N)
 KILN_FOR_VECTOR_SIZES(RELATIONAL_N, float, int)
 KILN_FOR_VECTOR_SIZES(RELATIONAL_N, double, long)
+KILN_FOR_VECTOR_SIZES(RELATIONAL_N, half, short)
 
 /* any/all: the most significant bit of signed integer components. */
 #define ANY_ALL_N(N, T)                                                                    \
@@ -62,3 +65,4 @@ SELECTS_ALL(long, long, ulong)
 SELECTS_ALL(ulong, long, ulong)
 SELECTS_ALL(float, int, uint)
 SELECTS_ALL(double, long, ulong)
+SELECTS_ALL(half, short, ushort)

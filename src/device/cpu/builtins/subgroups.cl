@@ -75,6 +75,8 @@ OVL uint4 get_sub_group_lt_mask(void) { return (uint4)(0, 0, 0, 0); }
 #define MIN_float (-INFINITY)
 #define MAX_double ((double)INFINITY)
 #define MIN_double (-(double)INFINITY)
+#define MAX_half ((half)INFINITY)
+#define MIN_half (-(half)INFINITY)
 #define ID_add(T) ((T)0)
 #define ID_mul(T) ((T)1)
 #define ID_min(T) MAX_##T
@@ -128,6 +130,8 @@ KILN_FOR_FLOATS(SCALAR_FUNCTIONS)
 KILN_FOR_INTEGERS(BITWISE_FUNCTIONS)
 KILN_FOR_INTEGERS(BROADCASTS)
 KILN_FOR_FLOATS(BROADCASTS)
+SCALAR_FUNCTIONS(half, 0) /* cl_khr_fp16 */
+BROADCASTS(half, 0)
 
 /* The logical operations take and give int: 0 or 1. */
 #define ID_logical_and(T) 1

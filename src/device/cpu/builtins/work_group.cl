@@ -1,6 +1,6 @@
 /* Work-group collective functions (OpenCL C 3.0 §6.15.14, __opencl_c_work_group_collective_functions):
  * work_group_all/any/broadcast and the reduce and inclusive/exclusive scan of add, min and
- * max for int, uint, long, ulong, float and double.
+ * max for int, uint, long, ulong, float, double and half.
  *
  * Every work-item of the group meets each call (OpenCL's rule), so each is written with
  * barriers and the compiler splits the kernel there like at any barrier: each work-item
@@ -42,12 +42,14 @@ static size_t linear_id(void) {
 #define ID_min_ulong 18446744073709551615UL
 #define ID_min_float INFINITY
 #define ID_min_double ((double)INFINITY)
+#define ID_min_half ((half)INFINITY)
 #define ID_max_int (-2147483647 - 1)
 #define ID_max_uint 0u
 #define ID_max_long (-9223372036854775807L - 1)
 #define ID_max_ulong 0UL
 #define ID_max_float (-INFINITY)
 #define ID_max_double (-(double)INFINITY)
+#define ID_max_half (-(half)INFINITY)
 #define ID_min(T) ID_min_##T
 #define ID_max(T) ID_max_##T
 
@@ -117,6 +119,7 @@ ALL_COLLECTIVES(long, 0)
 ALL_COLLECTIVES(ulong, 0)
 ALL_COLLECTIVES(float, 0)
 ALL_COLLECTIVES(double, 0)
+ALL_COLLECTIVES(half, 0) /* cl_khr_fp16 */
 
 OVL int work_group_all(int predicate) { REDUCE_BODY(int, OP_all, predicate != 0) }
 OVL int work_group_any(int predicate) { REDUCE_BODY(int, OP_any, predicate != 0) }

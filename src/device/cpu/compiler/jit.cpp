@@ -164,7 +164,9 @@ Expected<std::unique_ptr<LLJIT>> create_jit(JITTargetMachineBuilder jtmb, Object
   dylib.addGenerator(std::move(*process));
   // The ICD loader opens libkiln.so privately (RTLD_LOCAL), so the libraries the builtins
   // call (SLEEF, libm) are not in the process's global scope: search them by name too.
-  for (const char *library : {"libsleef.so.3", "libm.so.6"}) {
+  // libgcc_s has the half conversions the x86 back end calls (__truncdfhf2: double to
+  // half; without F16C also float to half and back), since GCC 12.
+  for (const char *library : {"libsleef.so.3", "libm.so.6", "libgcc_s.so.1"}) {
     auto generator = DynamicLibrarySearchGenerator::Load(library, (*jit)->getDataLayout().getGlobalPrefix());
     if (!generator) return generator.takeError();
     dylib.addGenerator(std::move(*generator));

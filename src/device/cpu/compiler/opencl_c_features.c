@@ -4,6 +4,7 @@
 static const struct kiln_opencl_c_macro macros[] = {
     /* Optional OpenCL C 3.0 features. */
     {"__opencl_c_fp64", true, true, false},
+    {"__opencl_c_fp16", true, false, false}, /* with cl_khr_fp16 (KILN_CLANG_CL_EXT): builtins/half.cl */
     {"__opencl_c_int64", true, true, false},
     {"__opencl_c_program_scope_global_variables", true, true, false},
     {"__opencl_c_generic_address_space", true, true, false},
