@@ -4,8 +4,8 @@
  * spec's half ULP limits (environment spec, "ULP Values for Math Instructions"); conversions
  * to half from float, double and integers in all four rounding modes and from half to
  * integers with saturation, against a reference that picks among the neighbouring halves;
- * relational, common, geometric and vector load/store functions; and work-group and
- * sub-group reductions of half. OpenCL C 1.2 and 3.0. */
+ * relational, common, geometric and vector load/store functions; work-group and
+ * sub-group reductions of half; read_imageh/write_imageh. OpenCL C 1.2 and 3.0. */
 #include "builtins_harness.h"
 
 #include <float.h>
@@ -278,11 +278,65 @@ static void test_relational_common_geometric_collectives(void **state) {
   }
 }
 
+static const char *image_source =
+    "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+    "kernel void fill(write_only image2d_t im, global const half *in) {\n"
+    "  int x = get_global_id(0), y = get_global_id(1), w = get_global_size(0);\n"
+    "  write_imageh(im, (int2)(x, y), vload4(y * w + x, in));\n"
+    "}\n"
+    "kernel void read(read_only image2d_t im, global half *out) {\n"
+    "  const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n"
+    "  int x = get_global_id(0), y = get_global_id(1), w = get_global_size(0);\n"
+    "  half4 a = read_imageh(im, (int2)(x, y)), b = read_imageh(im, s, (float2)(x + 0.5f, y + 0.5f));\n"
+    "  vstore4(a, 2 * (y * w + x), out); vstore4(b, 2 * (y * w + x) + 1, out);\n"
+    "}\n";
+
+/* read_imageh/write_imageh on an RGBA HALF_FLOAT image: every half survives the round trip. */
+static void test_images(void **state) {
+  struct kiln_test_env *env = *state;
+  enum { W = 32, H = 8 };
+  static cl_ushort in[4 * W * H], out[8 * W * H];
+  interesting_halves(in, 4 * W * H);
+  cl_int err;
+  cl_image_format format = {CL_RGBA, CL_HALF_FLOAT};
+  cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = W, .image_height = H};
+  cl_mem image = clCreateImage(env->context, CL_MEM_READ_WRITE, &format, &desc, NULL, &err);
+  assert_cl_success(err);
+  cl_program program = bt_build(env, image_source, BT_CL30);
+  cl_kernel fill = clCreateKernel(program, "fill", &err), read = clCreateKernel(program, "read", &err);
+  assert_cl_success(err);
+  cl_mem src = clCreateBuffer(env->context, CL_MEM_COPY_HOST_PTR, sizeof in, in, &err);
+  assert_cl_success(err);
+  cl_mem dst = clCreateBuffer(env->context, CL_MEM_WRITE_ONLY, sizeof out, NULL, &err);
+  assert_cl_success(err);
+  assert_cl_success(clSetKernelArg(fill, 0, sizeof image, &image));
+  assert_cl_success(clSetKernelArg(fill, 1, sizeof src, &src));
+  assert_cl_success(clSetKernelArg(read, 0, sizeof image, &image));
+  assert_cl_success(clSetKernelArg(read, 1, sizeof dst, &dst));
+  size_t global[2] = {W, H};
+  assert_cl_success(clEnqueueNDRangeKernel(env->queue, fill, 2, NULL, global, NULL, 0, NULL, NULL));
+  assert_cl_success(clEnqueueNDRangeKernel(env->queue, read, 2, NULL, global, NULL, 0, NULL, NULL));
+  assert_cl_success(clEnqueueReadBuffer(env->queue, dst, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+  for (int p = 0; p < W * H; p++)
+    for (int c = 0; c < 4; c++)
+      for (int form = 0; form < 2; form++)
+        if (!same_half(out[8 * p + 4 * form + c], from_bits(in[4 * p + c])))
+          fail_msg("pixel %d channel %d form %d: got %#06x, wrote %#06x", p, c, form, out[8 * p + 4 * form + c],
+                   in[4 * p + c]);
+  assert_cl_success(clReleaseMemObject(src));
+  assert_cl_success(clReleaseMemObject(dst));
+  assert_cl_success(clReleaseMemObject(image));
+  assert_cl_success(clReleaseKernel(fill));
+  assert_cl_success(clReleaseKernel(read));
+  assert_cl_success(clReleaseProgram(program));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_queries),     cmocka_unit_test(test_arithmetic),
       cmocka_unit_test(test_math_exhaustive), cmocka_unit_test(test_conversions),
       cmocka_unit_test(test_relational_common_geometric_collectives),
+      cmocka_unit_test(test_images),
   };
   return cmocka_run_group_tests(tests, bt_setup, bt_teardown);
 }

@@ -42,6 +42,8 @@ double best_launch_us(struct bench_env *env, cl_kernel kernel, cl_uint dims, con
 
 /* bench_images.c: bilinear resample and 3x3 convolution over RGBA8 and RGBA float images. */
 void bench_images(struct bench_env *env);
+/* bench_collectives.c: per-group sums through sub-group and work-group functions and a local tree. */
+void bench_collectives(struct bench_env *env);
 /* bench_svm.c: pointer chasing over an SVM linked list; a 256 MiB clEnqueueSVMMemcpy beside host memcpy. */
 void bench_svm(struct bench_env *env);
 

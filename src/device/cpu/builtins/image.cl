@@ -1,5 +1,5 @@
-/* Image functions (OpenCL C 3.0 §6.15.15): read_imagef/i/ui with a sampler, samplerless
- * reads, write_imagef/i/ui (3D writes included) and the get_image_* queries, for every
+/* Image functions (OpenCL C 3.0 §6.15.15): read_imagef/i/ui/h with a sampler, samplerless
+ * reads, write_imagef/i/ui/h (3D writes included) and the get_image_* queries, for every
  * image type and access qualifier, by the addressing, filtering and conversion rules of
  * the OpenCL environment spec (env/image_addressing_and_filtering.asciidoc).
  *
@@ -473,6 +473,9 @@ static inline OVLI int4 kiln_i4(int2 c) { return (int4)(c, 0, 0); }
 static inline OVLI int4 kiln_i4(int4 c) { return c; }
 
 #define IMG(i) __kiln_image_desc(i)
+/* read_imageh/write_imageh (cl_khr_fp16): through the float forms; a float read of a
+ * HALF_FLOAT image is exact, and other formats' values round once to half. */
+#define HALF4(v) __builtin_convertvector((v), half4)
 #define BITS(s) __kiln_sampler_bits(s)
 
 /* read_image{f,i,ui} with a sampler, float and integer coordinates (read_only images). */
@@ -482,7 +485,9 @@ static inline OVLI int4 kiln_i4(int4 c) { return c; }
   OVLI int4 read_imagei(read_only T im, sampler_t s, FC c) { return kiln_sample_i(IMG(im), BITS(s), kiln_f4(c), G); }   \
   OVLI int4 read_imagei(read_only T im, sampler_t s, IC c) { return kiln_sample_at_i(IMG(im), BITS(s), kiln_i4(c), G); } \
   OVLI uint4 read_imageui(read_only T im, sampler_t s, FC c) { return kiln_sample_ui(IMG(im), BITS(s), kiln_f4(c), G); } \
-  OVLI uint4 read_imageui(read_only T im, sampler_t s, IC c) { return kiln_sample_at_ui(IMG(im), BITS(s), kiln_i4(c), G); }
+  OVLI uint4 read_imageui(read_only T im, sampler_t s, IC c) { return kiln_sample_at_ui(IMG(im), BITS(s), kiln_i4(c), G); } \
+  OVLI half4 read_imageh(read_only T im, sampler_t s, FC c) { return HALF4(read_imagef(im, s, c)); }             \
+  OVLI half4 read_imageh(read_only T im, sampler_t s, IC c) { return HALF4(read_imagef(im, s, c)); }
 SAMPLED(image1d_t, G_1D, float, int)
 SAMPLED(image1d_array_t, G_1DA, float2, int2)
 SAMPLED(image2d_t, G_2D, float2, int2)
@@ -493,12 +498,14 @@ SAMPLED(image3d_t, G_3D, float4, int4)
 #define FETCHES(ACC, T, G, IC)                                                                       \
   OVLI float4 read_imagef(ACC T im, IC c) { return kiln_fetch_f(IMG(im), kiln_i4(c), G); }          \
   OVLI int4 read_imagei(ACC T im, IC c) { return kiln_fetch_i(IMG(im), kiln_i4(c), G); }            \
-  OVLI uint4 read_imageui(ACC T im, IC c) { return kiln_fetch_ui(IMG(im), kiln_i4(c), G); }
+  OVLI uint4 read_imageui(ACC T im, IC c) { return kiln_fetch_ui(IMG(im), kiln_i4(c), G); }          \
+  OVLI half4 read_imageh(ACC T im, IC c) { return HALF4(read_imagef(im, c)); }
 /* Writes (write_only and read_write images). */
 #define WRITES(ACC, T, G, IC)                                                                                 \
   OVLI void write_imagef(ACC T im, IC c, float4 v) { kiln_store_f(IMG(im), kiln_i4(c), G, v); }             \
   OVLI void write_imagei(ACC T im, IC c, int4 v) { kiln_store_i(IMG(im), kiln_i4(c), G, v); }               \
-  OVLI void write_imageui(ACC T im, IC c, uint4 v) { kiln_store_ui(IMG(im), kiln_i4(c), G, v); }
+  OVLI void write_imageui(ACC T im, IC c, uint4 v) { kiln_store_ui(IMG(im), kiln_i4(c), G, v); }             \
+  OVLI void write_imageh(ACC T im, IC c, half4 v) { write_imagef(im, c, __builtin_convertvector(v, float4)); }
 #define READ_WRITE_ALL(M)                                  \
   M(image1d_t, G_1D, int)                                  \
   M(image1d_buffer_t, G_1D, int)                           \

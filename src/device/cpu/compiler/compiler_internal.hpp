@@ -42,6 +42,8 @@ enum : unsigned { AS_PRIVATE = 0, AS_GLOBAL = 1, AS_CONSTANT = 2, AS_LOCAL = 3, 
 // Named metadata carrying the compile options that matter after compilation.
 constexpr const char *OPTIONS_METADATA = "kiln.options";
 constexpr const char *OPTION_OPT_DISABLE = "opt-disable";
+// -cl-denorms-are-zero: launchers flush denormals (launcher.cpp).
+constexpr const char *OPTION_DENORMS_ARE_ZERO = "denorms-are-zero";
 
 char *dup_log(const std::string &text);
 

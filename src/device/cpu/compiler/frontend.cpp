@@ -63,7 +63,7 @@ static int compile_source(const char *source, size_t length, const char *options
     storage.emplace_back(a);
     if (include_dir) storage.push_back(absolute_path(parsed.cc1_args[++i]));
   }
-  bool opt_disable = parsed.opt_disable;
+  bool opt_disable = parsed.opt_disable, denorms_are_zero = parsed.denorms_are_zero;
   // OpenCL C 1.x has neither program-scope __global variables nor the generic address
   // space (clang_flags.h enables both for 3.0).
   bool cl3 = strcmp(parsed.std, "CL3.0") == 0;
@@ -127,6 +127,7 @@ static int compile_source(const char *source, size_t length, const char *options
     return KILN_COMPILE_FAILED;
   }
   if (opt_disable) kiln::add_option(*module, kiln::OPTION_OPT_DISABLE);
+  if (denorms_are_zero) kiln::add_option(*module, kiln::OPTION_DENORMS_ARE_ZERO);
   std::string error;
   kiln_module *m = kiln::wrap_module(std::move(context), std::move(module), KILN_MODULE_OBJECT, error);
   if (!m) {

@@ -37,8 +37,11 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/ReplaceConstant.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
@@ -114,6 +117,23 @@ Value *select_dim(IRBuilder<> &b, Value *d, Value *const values[3], uint64_t fal
   Value *r = b.getInt64(fallback);
   for (int i = 2; i >= 0; i--) r = b.CreateSelect(b.CreateICmpEQ(dim, b.getInt32(i)), values[i], r);
   return r;
+}
+
+// -cl-denorms-are-zero: the launcher runs with x86's MXCSR flush-to-zero and
+// denormals-are-zero bits set, for single and double precision alike (OpenCL allows
+// flushing both), and gives the caller its MXCSR back on every return. Elsewhere denormals
+// stay (the option is a hint).
+void flush_denormals(Function &f) {
+  if (!Triple(sys::getProcessTriple()).isX86()) return;
+  IRBuilder<> b(&*f.getEntryBlock().getFirstInsertionPt());
+  AllocaInst *saved = b.CreateAlloca(b.getInt32Ty(), nullptr, "mxcsr");
+  AllocaInst *flushing = b.CreateAlloca(b.getInt32Ty(), nullptr, "mxcsr.ftz");
+  b.CreateIntrinsic(Intrinsic::x86_sse_stmxcsr, {}, {saved});
+  b.CreateStore(b.CreateOr(b.CreateLoad(b.getInt32Ty(), saved), b.getInt32(0x8040)), flushing);  // FTZ | DAZ
+  b.CreateIntrinsic(Intrinsic::x86_sse_ldmxcsr, {}, {flushing});
+  for (BasicBlock &bb : f)
+    if (auto *ret = dyn_cast<ReturnInst>(bb.getTerminator()))
+      IRBuilder<>(ret).CreateIntrinsic(Intrinsic::x86_sse_ldmxcsr, {}, {saved});
 }
 
 // KILN_INTRINSIC_MEMORY_BOUND's value `which` (0 for an unknown one).
@@ -1060,6 +1080,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
       return inst && inst->getFunction() == f;
     });
   }
+  if (has_option(m, OPTION_DENORMS_ARE_ZERO)) flush_denormals(*f);
   return f;
 }
 

@@ -127,6 +127,7 @@ static int link_modules(kiln_module *const *inputs, size_t num_inputs, const cha
   struct kiln_cl_options parsed;
   int status = kiln_cl_options_parse(options, KILN_OPTIONS_BUILD, &parsed, log);
   if (status != KILN_COMPILE_OK) return status;
+  bool denorms_are_zero = parsed.denorms_are_zero; /* a program linking option as well */
   kiln_cl_options_free(&parsed);
   if (log) {
     free(*log);
@@ -152,6 +153,7 @@ static int link_modules(kiln_module *const *inputs, size_t num_inputs, const cha
     }
     if (linker.linkInModule(std::move(copy))) status = KILN_COMPILE_FAILED;
   }
+  if (status == KILN_COMPILE_OK && denorms_are_zero) kiln::add_option(*s.module, kiln::OPTION_DENORMS_ARE_ZERO);
 
   if (status == KILN_COMPILE_OK && !create_library) {
     std::string printf_error;

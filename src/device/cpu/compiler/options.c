@@ -187,7 +187,7 @@ static int parse_one(struct tokens *t, size_t *i, enum kiln_option_set set, stru
     return push_arg(o, s, NULL) ? -1 : 0;
   }
   if (strcmp(s, "-cl-denorms-are-zero") == 0) {
-    o->denorms_are_zero = true; /* allowed, not required: denormals stay supported */
+    o->denorms_are_zero = true; /* launchers flush single and double denormals (launcher.cpp) */
     return 0;
   }
   if (strcmp(s, "-cl-no-subgroup-ifp") == 0) return 0; /* no sub-groups, hence no independent progress */
