@@ -1,6 +1,7 @@
 /* Kernels shaped for each rule of the work-item vectorizer (compiler/work_item_vectorize.cpp),
  * checked against host models: a float4 body over gathered elements (scalarized and widened),
  * uchar4 loads and stores at computed and consecutive addresses (packed into 32-bit accesses),
+ * uchar3 and short3 stores (packed with a poison fourth element),
  * private arrays written per work-item and local slots written without a barrier (the loop
  * must stay correct whether or not it is marked parallel), atomics on one counter from every
  * work-item, and write-after-read of the same global element within a work-item. CTest runs
@@ -24,6 +25,11 @@ static const char *source =
     "  size_t i = get_global_id(0);\n"
     "  uchar4 p = in[index[i]];\n"
     "  out[i] = (uchar4)(p.w, p.z + 1, p.y ^ 0x5a, p.x >> 1);\n"
+    "}\n"
+    "kernel void copy_vec3(global const uchar3 *a, global uchar3 *b, global const short3 *c, global short3 *d) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  b[i] = a[i] + (uchar3)(1, 2, 3);\n"
+    "  d[i] = c[i] - (short3)(1, 2, 3);\n"
     "}\n"
     "kernel void private_table(global const int *in, global int *out) {\n"
     "  int t[8];\n"
@@ -121,6 +127,37 @@ static void test_uchar4_gather_and_store(void **state) {
   clReleaseMemObject(bout);
 }
 
+/* 3-element vectors of 8- and 16-bit elements are stored as 4 elements whose last is
+ * poison: packed into one integer, that poison once made the whole store disappear. */
+static void test_vec3_small_elements(void **state) {
+  struct kiln_program_fixture *f = *state;
+  static cl_uchar a[N * 4], b[N * 4];
+  static cl_short c[N * 4], d[N * 4];
+  for (size_t i = 0; i < N * 4; i++) {
+    a[i] = (cl_uchar)(i * 13 + 1);
+    c[i] = (cl_short)(i * 7 - 300);
+  }
+  cl_mem ba = buffer(f, sizeof a, a), bb = buffer(f, sizeof b, NULL), bc = buffer(f, sizeof c, c), bd = buffer(f, sizeof d, NULL);
+  cl_kernel k = kernel(f, "copy_vec3");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof ba, &ba));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof bb, &bb));
+  assert_cl_success(clSetKernelArg(k, 2, sizeof bc, &bc));
+  assert_cl_success(clSetKernelArg(k, 3, sizeof bd, &bd));
+  run(f, k, N, NULL);
+  assert_cl_success(clEnqueueReadBuffer(f->env.queue, bb, CL_TRUE, 0, sizeof b, b, 0, NULL, NULL));
+  assert_cl_success(clEnqueueReadBuffer(f->env.queue, bd, CL_TRUE, 0, sizeof d, d, 0, NULL, NULL));
+  for (size_t i = 0; i < N; i++)
+    for (int e = 0; e < 3; e++) {
+      assert_int_equal(b[i * 4 + e], (cl_uchar)(a[i * 4 + e] + e + 1));
+      assert_int_equal(d[i * 4 + e], (cl_short)(c[i * 4 + e] - e - 1));
+    }
+  clReleaseKernel(k);
+  clReleaseMemObject(ba);
+  clReleaseMemObject(bb);
+  clReleaseMemObject(bc);
+  clReleaseMemObject(bd);
+}
+
 static void test_private_arrays_stay_per_work_item(void **state) {
   struct kiln_program_fixture *f = *state;
   static cl_int in[N], out[N];
@@ -201,6 +238,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_float4_gather_blend),
       cmocka_unit_test(test_uchar4_gather_and_store),
+      cmocka_unit_test(test_vec3_small_elements),
       cmocka_unit_test(test_private_arrays_stay_per_work_item),
       cmocka_unit_test(test_local_slots_without_barrier),
       cmocka_unit_test(test_atomics_from_every_work_item),

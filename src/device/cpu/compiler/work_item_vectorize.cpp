@@ -178,7 +178,10 @@ void pack_small_vector_accesses(Function &f) {
       load->eraseFromParent();
     } else {
       auto *store = cast<StoreInst>(inst);
-      Value *value = store->getValueOperand();
+      // Frozen: a 3-element vector is stored as 4 whose last is poison (clang's vec3
+      // stores), and one poison element would make the whole packed integer poison, which
+      // the optimizer may then drop with the store.
+      Value *value = b.CreateFreeze(store->getValueOperand());
       auto *vec = cast<FixedVectorType>(value->getType());
       IntegerType *packed = packed_type(vec);
       unsigned element_bits = vec->getScalarSizeInBits();
