@@ -1,4 +1,4 @@
-/* Sub-group functions (OpenCL C 3.0 §6.15.18, __opencl_c_subgroups / cl_khr_subgroups) and the
+/* Sub-group functions (OpenCL C 3.0 §6.15.18, __opencl_c_subgroups) and the
  * cl_khr_subgroup_* extensions: extended_types, non_uniform_vote, ballot,
  * non_uniform_arithmetic, shuffle, shuffle_relative, clustered_reduce and rotate.
  *
@@ -86,7 +86,7 @@ OVL uint4 get_sub_group_lt_mask(void) { return (uint4)(0, 0, 0, 0); }
 #define ID_xor(T) ((T)0)
 
 /* The reduce/scan family of one operation for type T, with `prefix` "" (sub_group_reduce_op,
- * cl_khr_subgroups and extended types) or "non_uniform_". */
+ * and extended types) or "non_uniform_". */
 #define SCANS(T, PREFIX, OP)                                                      \
   OVL T sub_group_##PREFIX##reduce_##OP(T x) { return x; }                        \
   OVL T sub_group_##PREFIX##scan_inclusive_##OP(T x) { return x; }                \

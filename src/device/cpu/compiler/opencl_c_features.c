@@ -25,7 +25,7 @@ static const struct kiln_opencl_c_macro macros[] = {
     {"cl_khr_integer_dot_product", false, false, true},
     {"cl_khr_expect_assume", false, false, true},
     /* Sub-group extensions (builtins/subgroups.cl): OpenCL C 2.0 and later, like
-     * cl_khr_subgroups, which clang defines for 3.0 from KILN_CLANG_CL_EXT. */
+     * __opencl_c_subgroups (KILN_CLANG_CL_EXT). */
     {"cl_khr_subgroup_extended_types", false, false, false},
     {"cl_khr_subgroup_non_uniform_vote", false, false, false},
     {"cl_khr_subgroup_ballot", false, false, false},
