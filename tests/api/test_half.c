@@ -142,6 +142,21 @@ static void test_math_exhaustive(void **state) {
     }
     print_message("  %s: worst %.3f ulp over every half\n", unary_cases[c].name, worst);
   }
+  /* fract: exact, and below 1 in half (fract(-0x1p-24) is 0x1.ffcp-1, not 1 - 2^-24 rounded up). */
+  static cl_ushort whole[N];
+  bt_run_source(env,
+                "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+                "kernel void k(global const half *in, global half *out, global half *ip) { size_t i = get_global_id(0);\n"
+                "  half w; out[i] = fract(in[i], &w); ip[i] = w; }\n",
+                BT_CL30, "k", N, 0, BT_ARGS(BT_IN(in, sizeof in), BT_OUT(out, sizeof out), BT_OUT(whole, sizeof whole)));
+  for (int i = 0; i < N; i++) {
+    double x = (double)(float)from_bits(in[i]), f = floor(x);
+    host_half want = isinf(x) ? (host_half)copysign(0.0, x) : (host_half)fmin(x - f, 0x1.ffcp-1);
+    if (isnan(x)) want = (host_half)x;
+    if (!same_half(out[i], want) || !same_half(whole[i], (host_half)f))
+      fail_msg("fract(%a) = %a, %a; want %a, %a", x, (double)(float)from_bits(out[i]), (double)(float)from_bits(whole[i]),
+               (double)(float)want, f);
+  }
 }
 
 /* Among the halves next to the round-to-nearest result, the one the mode picks. */

@@ -97,8 +97,13 @@ OVL float sincos(float, __private float *);
 OVL float frexp(float, __private int *);
 OVL float lgamma_r(float, __private int *);
 OVL float remquo(float, float, __private int *);
+/* Below 1 after rounding to half too: 1 - 2^-24 is a float, but rounds to 1.0h. NaN stays. */
+static half fract_half(float x, __private float *ip) {
+  half r = (half)fract(x, ip);
+  return r >= (half)1.0f ? 0x1.ffcp-1h : r;
+}
 #define POINTER_FUNCTIONS(AS, unused)                                                                   \
-  OVL half fract(half x, AS half *ip) { float i; half r = (half)fract((float)x, &i); *ip = (half)i; return r; } \
+  OVL half fract(half x, AS half *ip) { float i; half r = fract_half((float)x, &i); *ip = (half)i; return r; } \
   OVL half modf(half x, AS half *ip) { float i; half r = (half)modf((float)x, &i); *ip = (half)i; return r; } \
   OVL half sincos(half x, AS half *c) { float fc; half r = (half)sincos((float)x, &fc); *c = (half)fc; return r; } \
   OVL half frexp(half x, AS int *e) { int k; half r = (half)frexp((float)x, &k); *e = k; return r; }          \
