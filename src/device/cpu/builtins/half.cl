@@ -9,28 +9,19 @@
  * async copies and the collectives list half beside the other types.) */
 #include "kiln_cl.h"
 
-#define ELEMENTS_1(N, R, F, A) \
-  OVL R##N F(A##N a) { R##N r; for (int i = 0; i < N; ++i) r[i] = F(a[i]); return r; }
-#define ELEMENTS_2(N, R, F, A, B) \
-  OVL R##N F(A##N a, B##N b) { R##N r; for (int i = 0; i < N; ++i) r[i] = F(a[i], b[i]); return r; }
-#define ELEMENTS_3(N, R, F, A, B, C)                                             \
-  OVL R##N F(A##N a, B##N b, C##N c) {                                           \
-    R##N r; for (int i = 0; i < N; ++i) r[i] = F(a[i], b[i], c[i]); return r;     \
-  }
-
 /* f(half) -> half through float f. */
 #define UNARY(F)                                                                 \
   OVL float F(float);                                                            \
   OVL half F(half x) { return (half)F((float)x); }                               \
-  KILN_FOR_VECTOR_SIZES(ELEMENTS_1, half, F, half)
+  KILN_VMAP1(half, F, half)
 #define BINARY(F)                                                                \
   OVL float F(float, float);                                                     \
   OVL half F(half x, half y) { return (half)F((float)x, (float)y); }              \
-  KILN_FOR_VECTOR_SIZES(ELEMENTS_2, half, F, half, half)
+  KILN_VMAP2(half, F, half, half)
 #define TERNARY(F)                                                               \
   OVL float F(float, float, float);                                              \
   OVL half F(half x, half y, half z) { return (half)F((float)x, (float)y, (float)z); } \
-  KILN_FOR_VECTOR_SIZES(ELEMENTS_3, half, F, half, half, half)
+  KILN_VMAP3(half, F, half, half, half)
 
 UNARY(acos) UNARY(acosh) UNARY(acospi) UNARY(asin) UNARY(asinh) UNARY(asinpi) UNARY(atan) UNARY(atanh)
 UNARY(atanpi) UNARY(cbrt) UNARY(ceil) UNARY(cos) UNARY(cosh) UNARY(cospi) UNARY(erf) UNARY(erfc) UNARY(exp)
@@ -44,7 +35,7 @@ BINARY(min) BINARY(step)
 TERNARY(mad) TERNARY(clamp) TERNARY(mix) TERNARY(smoothstep)
 
 OVL half fma(half a, half b, half c) { return (half)__builtin_fma((double)a, (double)b, (double)c); }
-KILN_FOR_VECTOR_SIZES(ELEMENTS_3, half, fma, half, half, half)
+KILN_VMAP3(half, fma, half, half, half)
 
 /* The overloads with a scalar second (or limit) argument. */
 #define SCALAR_ARGS_N(N, unused)                                                                    \
@@ -67,10 +58,10 @@ OVL half ldexp(half x, int n) { return (half)ldexp((float)x, n); }
 OVL half pown(half x, int n) { return (half)pown((float)x, n); }
 OVL half rootn(half x, int n) { return (half)rootn((float)x, n); }
 OVL int ilogb(half x) { return ilogb((float)x); }
-KILN_FOR_VECTOR_SIZES(ELEMENTS_2, half, ldexp, half, int)
-KILN_FOR_VECTOR_SIZES(ELEMENTS_2, half, pown, half, int)
-KILN_FOR_VECTOR_SIZES(ELEMENTS_2, half, rootn, half, int)
-KILN_FOR_VECTOR_SIZES(ELEMENTS_1, int, ilogb, half)
+KILN_VMAP2(half, ldexp, half, int)
+KILN_VMAP2(half, pown, half, int)
+KILN_VMAP2(half, rootn, half, int)
+KILN_VMAP1(int, ilogb, half)
 #define LDEXP_SCALAR_N(N, unused) \
   OVL half##N ldexp(half##N x, int n) { return ldexp(x, (int##N)n); }
 KILN_FOR_VECTOR_SIZES(LDEXP_SCALAR_N, 0)
@@ -84,11 +75,11 @@ OVL half nextafter(half x, half y) {
   bool away = (y > x) == (x > (half)0.0f);
   return __builtin_astype((ushort)(away ? b + 1 : b - 1), half);
 }
-KILN_FOR_VECTOR_SIZES(ELEMENTS_2, half, nextafter, half, half)
+KILN_VMAP2(half, nextafter, half, half)
 
 /* A quiet NaN with the code in its mantissa's low bits. */
 OVL half nan(ushort code) { return __builtin_astype((ushort)(0x7e00 | (code & 0x1ff)), half); }
-KILN_FOR_VECTOR_SIZES(ELEMENTS_1, half, nan, ushort)
+KILN_VMAP1(half, nan, ushort)
 
 /* Functions that also store through a pointer, for every address space. */
 OVL float fract(float, __private float *);
@@ -135,22 +126,15 @@ KILN_FOR_WRITABLE_ADDRESS_SPACES(POINTER_FUNCTIONS, 0)
 KILN_FOR_WRITABLE_ADDRESS_SPACES(POINTER_VECTORS_AS, 0)
 
 /* Geometric functions, 1 to 4 components, through float vectors. */
-OVL float dot(float, float);
-OVL float dot(float2, float2);
-OVL float dot(float3, float3);
-OVL float dot(float4, float4);
-OVL float length(float);
-OVL float length(float2);
-OVL float length(float3);
-OVL float length(float4);
-OVL float distance(float, float);
-OVL float distance(float2, float2);
-OVL float distance(float3, float3);
-OVL float distance(float4, float4);
-OVL float normalize(float);
-OVL float2 normalize(float2);
-OVL float3 normalize(float3);
-OVL float4 normalize(float4);
+#define GEOMETRIC_DECLS(F)                                                      \
+  OVL float dot(F, F);                                                          \
+  OVL float length(F);                                                          \
+  OVL float distance(F, F);                                                     \
+  OVL F normalize(F);
+GEOMETRIC_DECLS(float)
+GEOMETRIC_DECLS(float2)
+GEOMETRIC_DECLS(float3)
+GEOMETRIC_DECLS(float4)
 OVL float3 cross(float3, float3);
 OVL float4 cross(float4, float4);
 #define GEOMETRIC(H, F)                                                                              \

@@ -3,27 +3,10 @@
  * the ones that need a wider type or a per-element loop use KILN_VMAP*. */
 #include "kiln_cl.h"
 
-#define UNSIGNED_char uchar
-#define UNSIGNED_uchar uchar
-#define UNSIGNED_short ushort
-#define UNSIGNED_ushort ushort
-#define UNSIGNED_int uint
-#define UNSIGNED_uint uint
-#define UNSIGNED_long ulong
-#define UNSIGNED_ulong ulong
-#define U_(T) UNSIGNED_##T
-#define U(T) U_(T)
+#define U(T) KILN_U(T)
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
-#define BITS_char 8
-#define BITS_uchar 8
-#define BITS_short 16
-#define BITS_ushort 16
-#define BITS_int 32
-#define BITS_uint 32
-#define BITS_long 64
-#define BITS_ulong 64
 
 #define MIN_char ((char)-128)
 #define MAX_char ((char)127)
@@ -64,8 +47,8 @@
   OVLI G min(G x, G y) { return __builtin_elementwise_min(x, y); }                                \
   OVLI G clamp(G x, G lo, G hi) { return __builtin_elementwise_min(__builtin_elementwise_max(x, lo), hi); } \
   OVLI G rotate(G v, G i) {                                                                       \
-    UG u = KILN_AS(UG, v), s = KILN_AS(UG, i) & (UG)(BITS_##T - 1);                               \
-    return KILN_AS(G, (UG)((u << s) | (u >> (((UG)BITS_##T - s) & (UG)(BITS_##T - 1)))));               \
+    UG u = KILN_AS(UG, v), s = KILN_AS(UG, i) & (UG)(KILN_BITS_##T - 1);                               \
+    return KILN_AS(G, (UG)((u << s) | (u >> (((UG)KILN_BITS_##T - s) & (UG)(KILN_BITS_##T - 1)))));               \
   }
 
 /* Scalar add_sat/sub_sat: __builtin_elementwise_*_sat promotes char and short scalars to
@@ -74,9 +57,9 @@
   OVL T add_sat(T x, T y) { T r; return __builtin_add_overflow(x, y, &r) ? (y > 0 ? MAX_##T : MIN_##T) : r; } \
   OVL T sub_sat(T x, T y) { T r; return __builtin_sub_overflow(x, y, &r) ? (y > 0 ? MIN_##T : MAX_##T) : r; } \
   OVL T clz(T x) {                                                                                \
-    return x == 0 ? (T)BITS_##T : (T)(__builtin_clzl((ulong)(U(T))x) - (64 - BITS_##T));          \
+    return x == 0 ? (T)KILN_BITS_##T : (T)(__builtin_clzl((ulong)(U(T))x) - (64 - KILN_BITS_##T));          \
   }                                                                                               \
-  OVL T ctz(T x) { return x == 0 ? (T)BITS_##T : (T)__builtin_ctzl((ulong)(U(T))x); }            \
+  OVL T ctz(T x) { return x == 0 ? (T)KILN_BITS_##T : (T)__builtin_ctzl((ulong)(U(T))x); }            \
   OVL T popcount(T x) { return (T)__builtin_popcountl((ulong)(U(T))x); }                          \
   KILN_VMAP1(T, popcount, T)                                                                      \
   OVL T mad_hi(T a, T b, T c) { return mul_hi(a, b) + c; }                                        \
@@ -101,7 +84,7 @@
 
 /* mul_hi and mad_sat through a type twice as wide. */
 #define WIDE(T, W, MINV, MAXV)                                                                    \
-  OVL T mul_hi(T a, T b) { return (T)(((W)a * (W)b) >> BITS_##T); }                               \
+  OVL T mul_hi(T a, T b) { return (T)(((W)a * (W)b) >> KILN_BITS_##T); }                               \
   OVL T mad_sat(T a, T b, T c) {                                                                  \
     W r = (W)a * (W)b + (W)c;                                                                     \
     return r > (W)(MAXV) ? (T)(MAXV) : r < (W)(MINV) ? (T)(MINV) : (T)r;                          \

@@ -5,34 +5,8 @@
  * computed in 64 bits so that a count equal to the width is exact. */
 #include "kiln_cl.h"
 
-#define UNSIGNED_char uchar
-#define UNSIGNED_uchar uchar
-#define UNSIGNED_short ushort
-#define UNSIGNED_ushort ushort
-#define UNSIGNED_int uint
-#define UNSIGNED_uint uint
-#define UNSIGNED_long ulong
-#define UNSIGNED_ulong ulong
-#define SIGNED_char char
-#define SIGNED_uchar char
-#define SIGNED_short short
-#define SIGNED_ushort short
-#define SIGNED_int int
-#define SIGNED_uint int
-#define SIGNED_long long
-#define SIGNED_ulong long
-#define BITS_char 8
-#define BITS_uchar 8
-#define BITS_short 16
-#define BITS_ushort 16
-#define BITS_int 32
-#define BITS_uint 32
-#define BITS_long 64
-#define BITS_ulong 64
-#define U_(T) UNSIGNED_##T
-#define U(T) U_(T)
-#define S_(T) SIGNED_##T
-#define S(T) S_(T)
+#define U(T) KILN_U(T)
+#define S(T) KILN_S(T)
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
@@ -55,7 +29,7 @@ static inline ulong low_bits(uint count) { return count >= 64 ? ~0UL : (1UL << c
     return (U(T))(((ulong)(U(T))base << (64 - offset - count)) >> (64 - count));          \
   }                                                                                       \
   OVL T bit_reverse(T base) {                                                             \
-    return (T)(U(T))(__builtin_bitreverse64((ulong)(U(T))base) >> (64 - BITS_##T));       \
+    return (T)(U(T))(__builtin_bitreverse64((ulong)(U(T))base) >> (64 - KILN_BITS_##T));       \
   }
 
 #define BIT_OPS_VECTOR(N, T)                                                              \

@@ -101,6 +101,37 @@ typedef enum memory_order {
 #define KILN_FOR_INTEGERS(M, ...) KILN_FOR_SIGNED(M, __VA_ARGS__) KILN_FOR_UNSIGNED(M, __VA_ARGS__)
 #define KILN_FOR_FLOATS(M, ...) M(float, __VA_ARGS__) M(double, __VA_ARGS__)
 
+/* Per integer type T: KILN_U(T) and KILN_S(T), its unsigned and signed counterparts, and
+ * KILN_BITS_##T, its width. */
+#define KILN_UNSIGNED_char uchar
+#define KILN_UNSIGNED_uchar uchar
+#define KILN_UNSIGNED_short ushort
+#define KILN_UNSIGNED_ushort ushort
+#define KILN_UNSIGNED_int uint
+#define KILN_UNSIGNED_uint uint
+#define KILN_UNSIGNED_long ulong
+#define KILN_UNSIGNED_ulong ulong
+#define KILN_SIGNED_char char
+#define KILN_SIGNED_uchar char
+#define KILN_SIGNED_short short
+#define KILN_SIGNED_ushort short
+#define KILN_SIGNED_int int
+#define KILN_SIGNED_uint int
+#define KILN_SIGNED_long long
+#define KILN_SIGNED_ulong long
+#define KILN_U_(T) KILN_UNSIGNED_##T
+#define KILN_U(T) KILN_U_(T)
+#define KILN_S_(T) KILN_SIGNED_##T
+#define KILN_S(T) KILN_S_(T)
+#define KILN_BITS_char 8
+#define KILN_BITS_uchar 8
+#define KILN_BITS_short 16
+#define KILN_BITS_ushort 16
+#define KILN_BITS_int 32
+#define KILN_BITS_uint 32
+#define KILN_BITS_long 64
+#define KILN_BITS_ulong 64
+
 /* Bit reinterpretation (as_type is a clang builtin for user code; not declared here). */
 #define KILN_AS(T, x) __builtin_astype((x), T)
 
