@@ -274,7 +274,7 @@ static void test_relational_common_geometric_collectives(void **state) {
     for (int k = 0; k < 4; k++) {
       host_half want = (host_half)(v[k] > w[k] ? w[k] : v[k]);
       if (!same_half(out[4 * i + k], want)) fail_msg("select item %d lane %d", i, k);
-      cl_short fl = (cl_short)((isnan(v[k]) ? -1 : 0) | ((isinf(v[k]) ? -1 : 0) << 1) | ((signbit(v[k]) ? -1 : 0) << 2));
+      cl_short fl = (cl_short)((isnan(v[k]) ? -1 : 0) | (isinf(v[k]) ? -2 : 0) | (signbit(v[k]) ? -4 : 0)); /* -1 << n */
       assert_int_equal(fl, flags[4 * i + k]);
     }
     if (i < 5) continue; /* the special values' dot products are NaN or infinite */
