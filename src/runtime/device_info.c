@@ -1,5 +1,5 @@
 /* device_info.c: clGetDeviceInfo for the CPU device. Every OpenCL 3.0 core query is answered
- * for what Kiln implements today (no pipes, device-side enqueue or sub-groups yet);
+ * for what Kiln implements today (no pipes or device-side enqueue; sub-groups of one work-item);
  * unknown names go to the extension providers. */
 #include "runtime/device.h"
 
