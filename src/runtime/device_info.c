@@ -1,9 +1,10 @@
 /* device_info.c: clGetDeviceInfo for the CPU device. Every OpenCL 3.0 core query is answered
- * for what Kiln implements today (no pipes or device-side enqueue; sub-groups of one work-item);
+ * for what Kiln implements today (pipes; no device-side enqueue; sub-groups of one work-item);
  * unknown names go to the extension providers. */
 #include "runtime/device.h"
 
 #include "device/cpu/compiler/opencl_c_features.h"
+#include "device/cpu/pipe.h"
 #include "device/cpu/printf_buffer.h" /* KILN_PRINTF_BUFFER_SIZE: the per-launch buffer */
 #include "device/cpu/topology.h"
 #include "runtime/extension.h"
@@ -311,12 +312,18 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
    * group. They run one after another on one thread: no independent forward progress. */
   case CL_DEVICE_MAX_NUM_SUB_GROUPS:
     KILN_INFO_VALUE(cl_uint, KILN_MAX_WORK_GROUP_SIZE);
-  case CL_DEVICE_PIPE_SUPPORT:
   case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
     KILN_INFO_VALUE(cl_bool, CL_FALSE);
+  /* Pipes: device/cpu/pipe.h. A reservation costs nothing but its packets: the limit on
+   * active ones is a round number, not a table size. */
+  case CL_DEVICE_PIPE_SUPPORT:
+    KILN_INFO_VALUE(cl_bool, CL_TRUE);
   case CL_DEVICE_MAX_PIPE_ARGS:
+    KILN_INFO_VALUE(cl_uint, KILN_MAX_PIPE_ARGS);
   case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
+    KILN_INFO_VALUE(cl_uint, KILN_PIPE_MAX_ACTIVE_RESERVATIONS);
   case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
+    KILN_INFO_VALUE(cl_uint, KILN_PIPE_MAX_PACKET_SIZE);
   case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
   case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
   case CL_DEVICE_MAX_ON_DEVICE_QUEUES:

@@ -1,4 +1,4 @@
-/* kernel_args.c: clSetKernelArg (buffers, images and samplers checked against the
+/* kernel_args.c: clSetKernelArg (buffers, images, pipes and samplers checked against the
  * argument's declaration), SVM pointer arguments, the exec-info entry point (the core's SVM
  * names; extensions accept theirs through a handler table), and the layout of local memory
  * for a launch. */
@@ -18,6 +18,17 @@ static cl_int set_mem_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc *a
   if (mem && (!kiln_mem_is_buffer(mem) || mem->context != kernel->context)) return CL_INVALID_MEM_OBJECT;
   v->mem = mem;
   (void)arg;
+  return CL_SUCCESS;
+}
+
+/* A pipe argument: a pipe of the kernel's context (there is no NULL pipe). */
+static cl_int set_pipe_arg(cl_kernel kernel, struct kiln_kernel_arg_value *v, size_t arg_size, const void *arg_value) {
+  if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+  if (!arg_value) return CL_INVALID_ARG_VALUE;
+  cl_mem mem;
+  memcpy(&mem, arg_value, sizeof mem);
+  if (!kiln_mem_is_pipe(mem) || mem->context != kernel->context) return CL_INVALID_MEM_OBJECT;
+  v->mem = mem;
   return CL_SUCCESS;
 }
 
@@ -54,7 +65,7 @@ static cl_int set_image_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc 
   if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
   bool depth = false;
   cl_mem_object_type type = declared_image_type(arg->type_name, &depth);
-  if (!type) return CL_INVALID_ARG_VALUE; /* an opaque type Kiln has no objects for (pipes) */
+  if (!type) return CL_INVALID_ARG_VALUE; /* an opaque type Kiln has no objects for */
   cl_mem mem = NULL;
   if (arg_value) memcpy(&mem, arg_value, sizeof mem);
   if (!kiln_mem_is_image(mem) || mem->context != kernel->context || mem->type != type) return CL_INVALID_MEM_OBJECT;
@@ -108,6 +119,9 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_ind
     break;
   case KILN_ARG_IMAGE:
     err = set_image_arg(kernel, arg, v, arg_size, arg_value);
+    break;
+  case KILN_ARG_PIPE:
+    err = set_pipe_arg(kernel, v, arg_size, arg_value);
     break;
   default:
     return CL_INVALID_ARG_VALUE;

@@ -1,5 +1,5 @@
-/* mem_object.h: memory objects: buffers, sub-buffers and images (image.h adds what an
- * image has; the CPU device supports no pipes). The device shares host memory, so a buffer's
+/* mem_object.h: memory objects: buffers, sub-buffers, images (image.h adds what an
+ * image has) and pipes (pipe.c). The device shares host memory, so a buffer's
  * storage is a host address: transfers are memcpy on it and a map returns a pointer
  * into it (zero copy).
  *
@@ -37,7 +37,7 @@ struct kiln_mem_mapping {
 struct _cl_mem {
   struct kiln_object obj;
   cl_context context;              /* internal reference held */
-  cl_mem_object_type type;         /* CL_MEM_OBJECT_BUFFER or an image type */
+  cl_mem_object_type type;         /* CL_MEM_OBJECT_BUFFER, an image type or CL_MEM_OBJECT_PIPE */
   cl_mem_flags flags;              /* as given, plus what a sub-buffer inherited */
   size_t size;
   char *storage;                   /* first byte of this object's data */
@@ -107,6 +107,8 @@ static inline bool kiln_mem_is_valid(cl_mem mem) { return kiln_object_is_valid(m
 static inline bool kiln_mem_is_buffer(cl_mem mem) {
   return kiln_mem_is_valid(mem) && mem->type == CL_MEM_OBJECT_BUFFER;
 }
+/* A pipe's storage is its struct kiln_pipe (device/cpu/pipe.h; runtime/pipe.c). */
+static inline bool kiln_mem_is_pipe(cl_mem mem) { return kiln_mem_is_valid(mem) && mem->type == CL_MEM_OBJECT_PIPE; }
 /* The buffer a memory object's storage belongs to: itself, unless it is a sub-buffer or
  * an image over a buffer, sub-buffer or image. */
 static inline cl_mem kiln_mem_root(cl_mem mem) {

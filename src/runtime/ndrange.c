@@ -108,7 +108,8 @@ static cl_int check_work_group(cl_kernel kernel, cl_uint work_dim, const size_t 
 }
 
 static bool is_mem_arg(enum kiln_arg_kind kind) {
-  return kind == KILN_ARG_GLOBAL_PTR || kind == KILN_ARG_CONSTANT_PTR || kind == KILN_ARG_IMAGE;
+  return kind == KILN_ARG_GLOBAL_PTR || kind == KILN_ARG_CONSTANT_PTR || kind == KILN_ARG_IMAGE ||
+         kind == KILN_ARG_PIPE;
 }
 
 /* Checks every memory-object argument: still alive (the kernel does not retain them),
@@ -122,7 +123,10 @@ static cl_int check_mem_args(cl_kernel kernel, unsigned *mem_count) {
     cl_mem mem = kernel->values[i].mem;
     if (!mem) continue;
     /* released since it was set */
-    if (kind == KILN_ARG_IMAGE ? !kiln_mem_is_image(mem) : !kiln_mem_is_buffer(mem)) return CL_INVALID_KERNEL_ARGS;
+    bool alive = kind == KILN_ARG_IMAGE  ? kiln_mem_is_image(mem)
+                 : kind == KILN_ARG_PIPE ? kiln_mem_is_pipe(mem)
+                                         : kiln_mem_is_buffer(mem);
+    if (!alive) return CL_INVALID_KERNEL_ARGS;
     cl_int err = kiln_mem_check_alignment(mem);
     if (err != CL_SUCCESS) return err;
     count++;
@@ -138,8 +142,8 @@ static bool args_fit_inline(const struct kiln_kernel_desc *desc) {
   return true;
 }
 
-/* Copies the argument block into `args`, resolving buffers to storage pointers and images
- * to their kernel view (image.h), holding both, and laying out local memory. Returns the
+/* Copies the argument block into `args`, resolving buffers and pipes to storage pointers
+ * and images to their kernel view (image.h), holding them, and laying out local memory. Returns the
  * local bytes per group; *buffer_bytes: the sizes of the buffer arguments, added up. */
 static uint64_t snapshot_args(cl_kernel kernel, struct kiln_command *command, unsigned char *args,
                               uint64_t *buffer_bytes) {
@@ -154,7 +158,7 @@ static uint64_t snapshot_args(cl_kernel kernel, struct kiln_command *command, un
     void *pointer = !mem ? NULL : kind == KILN_ARG_IMAGE ? (void *)&mem->image->device : (void *)mem->storage;
     memcpy(args + desc->args[i].offset, &pointer, sizeof pointer);
     if (mem) kiln_command_hold(command, &mem->obj);
-    if (mem && kind != KILN_ARG_IMAGE) *buffer_bytes += mem->size;
+    if (mem && kind != KILN_ARG_IMAGE && kind != KILN_ARG_PIPE) *buffer_bytes += mem->size;
   }
   return kiln_kernel_local_mem_layout(kernel, args);
 }

@@ -1,7 +1,6 @@
 /* Buffer objects: clCreateBuffer / clCreateBufferWithProperties flag, size and host
  * pointer rules, USE/COPY_HOST_PTR semantics, clGetMemObjectInfo, retain/release and
- * stale handles; the pipe entry points of a device without pipes, and the SVM enqueues' queue
- * check. Calls on a released handle go through Kiln's dispatch table
+ * stale handles, and the SVM enqueues' queue check (pipes: test_pipes.c). Calls on a released handle go through Kiln's dispatch table
  * read from a live handle, as the loader would forward them (the loader itself would
  * dereference the stale pointer). */
 #include "kiln_test.h"
@@ -279,22 +278,6 @@ static void test_buffer_keeps_context_alive(void **state) {
 /* ---- pipes: unsupported by the device; SVM handle checks (images: test_image_*.c,
  * samplers: test_sampler.c, SVM: test_svm_*.c) ---- */
 
-static void test_pipes_unsupported(void **state) {
-  struct kiln_test_env *env = *state;
-  const struct _cl_icd_dispatch *d = kiln_test_dispatch_of(env->queue);
-  cl_int err = CL_SUCCESS;
-  assert_null(clCreatePipe(env->context, CL_MEM_READ_WRITE, 4, 16, NULL, &err));
-  assert_int_equal(err, CL_INVALID_OPERATION);
-  err = CL_SUCCESS;
-  assert_null(d->clCreatePipe((cl_context)env->queue, CL_MEM_READ_WRITE, 4, 16, NULL, &err));
-  assert_int_equal(err, CL_INVALID_CONTEXT);
-  cl_mem buffer = clCreateBuffer(env->context, 0, 64, NULL, &err);
-  assert_cl_success(err);
-  cl_uint count;
-  assert_int_equal(clGetPipeInfo(buffer, CL_PIPE_PACKET_SIZE, sizeof count, &count, NULL), CL_INVALID_MEM_OBJECT);
-  assert_cl_success(clReleaseMemObject(buffer));
-}
-
 /* The SVM entry points take a queue's handle checks like any enqueue (their behaviour:
  * test_svm_*.c). */
 static void test_svm_enqueue_handle_errors(void **state) {
@@ -319,7 +302,6 @@ int main(void) {
       cmocka_unit_test(test_properties),
       cmocka_unit_test(test_released_and_foreign_handles),
       cmocka_unit_test(test_buffer_keeps_context_alive),
-      cmocka_unit_test(test_pipes_unsupported),
       cmocka_unit_test(test_svm_enqueue_handle_errors),
   };
   return cmocka_run_group_tests(tests, kiln_test_env_setup, kiln_test_env_teardown);

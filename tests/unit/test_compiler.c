@@ -157,7 +157,7 @@ static void feature_macros(void **state) {
   (void)state;
   const char *src =
       "#if !defined(cl_khr_fp64) || !defined(__opencl_c_fp64) || !defined(__opencl_c_int64)\n#error missing\n#endif\n"
-      "#if defined(__opencl_c_pipes) || !defined(__opencl_c_generic_address_space)\n#error unexpected\n#endif\n"
+      "#if !defined(__opencl_c_pipes) || !defined(__opencl_c_generic_address_space)\n#error missing\n#endif\n"
       "#if !defined(__opencl_c_images) || !defined(__opencl_c_read_write_images) || "
       "!defined(__opencl_c_3d_image_writes) || !defined(__IMAGE_SUPPORT__)\n#error missing\n#endif\n"
       "#if !defined(__opencl_c_subgroups) || defined(__opencl_c_device_enqueue) || "

@@ -48,6 +48,7 @@ enum kiln_arg_kind {
   KILN_ARG_LOCAL_PTR,     /* __local pointer: a uint64_t byte offset into local_mem */
   KILN_ARG_SAMPLER,       /* cl_sampler: a uint64_t holding its KILN_SAMPLER_* bits */
   KILN_ARG_IMAGE,         /* cl_mem image: a pointer to its struct kiln_device_image, or NULL */
+  KILN_ARG_PIPE,          /* cl_mem pipe: a pointer to its struct kiln_pipe (pipe.h) */
 };
 
 /* An image as a kernel sees it: the image object holds one, the argument block points

@@ -151,3 +151,12 @@ kernel void cov_rw_depth(read_write image2d_depth_t a, read_write image2d_array_
   write_imagef(b, (int4)0, f[1]);
 }
 #endif
+#if __OPENCL_C_VERSION__ >= 200
+/* Pipes: clang calls the runtime's functions (builtins/pipe_host.c), except these. */
+kernel void cov_pipes(write_only pipe int w, read_only pipe int r, global int *i) {
+  reserve_id_t a = work_group_reserve_write_pipe(w, 1), b = work_group_reserve_read_pipe(r, 1);
+  i[0] = is_valid_reserve_id(a) + is_valid_reserve_id(b) + read_pipe(r, i) + get_pipe_num_packets(r);
+  work_group_commit_write_pipe(w, a);
+  work_group_commit_read_pipe(r, b);
+}
+#endif

@@ -42,7 +42,7 @@
 
 /* The OpenCL extensions and optional features the device reports (and the builtins
  * implement) that clang defines itself; opencl_c_features.c lists every feature and the
- * macros the front end defines beside these. Everything else (pipes, device enqueue,
+ * macros the front end defines beside these. Everything else (device enqueue,
  * mipmaps, sRGB writes) is off. */
 #define KILN_CLANG_CL_EXT                                                                                   \
   "-all,+cl_khr_fp64,+__opencl_c_fp64,+__opencl_c_int64,+__opencl_c_program_scope_global_variables,"        \
@@ -51,7 +51,7 @@
   "+cl_khr_int64_extended_atomics,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"       \
   "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_images,"               \
   "+__opencl_c_read_write_images,+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes,+cl_khr_depth_images,"     \
-  "+__opencl_c_generic_address_space,+__opencl_c_subgroups,+cl_khr_fp16"
+  "+__opencl_c_generic_address_space,+__opencl_c_subgroups,+cl_khr_fp16,+__opencl_c_pipes"
 
 /* The cc1 flags the in-process compiler uses for every program (user options follow).
  * __SPIR__ is undefined because clang's opencl-c-base.h turns on sub-group, dot-product,

@@ -25,6 +25,7 @@
 // reached by all work-items of a group (OpenCL's rule), so the next region is the same
 // for all of them.
 #include "device/cpu/builtins/address_space_host.h"
+#include "device/cpu/builtins/pipe_host.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/idle_work_items.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
@@ -62,6 +63,8 @@ namespace {
 
 // JIT code finds the generic address space's host helper by name (libkiln hides it).
 [[maybe_unused]] const bool address_space_host_registered = (kiln_address_space_host_register(), true);
+// Likewise the pipe functions clang calls (builtins/pipe_host.c).
+[[maybe_unused]] const bool pipe_host_registered = (kiln_pipe_host_register(), true);
 
 // The values a work-item intrinsic stands for, per dimension, at the current iteration.
 struct WorkItemValues {
@@ -869,6 +872,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
       case KILN_ARG_GLOBAL_PTR:
       case KILN_ARG_CONSTANT_PTR:
       case KILN_ARG_SAMPLER:  // its bits, as a pointer (opaque_types.cpp)
+      case KILN_ARG_PIPE:     // its struct kiln_pipe
         call_args.push_back(b.CreateAlignedLoad(param->getType(), slot, Align(8)));
         break;
       case KILN_ARG_IMAGE: {

@@ -76,9 +76,11 @@ static bool is_barrier_name(StringRef name) {
 }
 
 // The work-group collective functions (work_group_all, work_group_reduce_add, ...; not
-// work_group_barrier), by mangled name: builtins/work_group.cl synchronizes the group
-// with barriers and needs the runtime's scratch.
+// work_group_barrier), by mangled name, and the work-group pipe reservations (clang's
+// unmangled __work_group_reserve_read_pipe, ...): builtins/work_group.cl and pipes.cl
+// synchronize the group with barriers and need the runtime's scratch.
 static bool is_collective_name(StringRef name) {
+  if (name.starts_with("__work_group_reserve_") || name.starts_with("__work_group_commit_")) return true;
   if (!name.consume_front("_Z")) return false;
   name = name.drop_while([](char c) { return c >= '0' && c <= '9'; });
   return name.starts_with("work_group_") && !name.starts_with("work_group_barrier");
@@ -251,6 +253,10 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
     auto *opaque = dyn_cast<TargetExtType>(arg->getType());
     if (opaque && opaque->getName() == "spirv.Image") {  // __global in the metadata, a view in the block
       a.kind = KILN_ARG_IMAGE;
+      a.address_qualifier = CL_KERNEL_ARG_ADDRESS_GLOBAL;
+      a.size = sizeof(cl_mem);
+    } else if (opaque && opaque->getName() == "spirv.Pipe") {
+      a.kind = KILN_ARG_PIPE;
       a.address_qualifier = CL_KERNEL_ARG_ADDRESS_GLOBAL;
       a.size = sizeof(cl_mem);
     } else switch (as) {

@@ -3,12 +3,15 @@
 // target("spirv.Sampler"), target("spirv.Event") — which the host's code generator cannot
 // lower. On Kiln's device each of them is a pointer: an image is a pointer to its struct
 // kiln_device_image, a sampler its KILN_SAMPLER_* bits (kernel_abi.h) in a pointer, an
-// event nothing the builtins look at. So every such type becomes `ptr`, in every
-// signature, instruction and constant, and the three conversions the builtin library is
-// written against become casts:
+// event nothing the builtins look at, a pipe its struct kiln_pipe (device/cpu/pipe.h), a
+// reservation id its 64 bits. So every such type becomes `ptr`, in every signature,
+// instruction and constant, and the conversions the builtin library is written against
+// become casts:
 //   __translate_sampler_initializer(i32 bits)  (clang's, for constant sampler_t) -> inttoptr
 //   __kiln_sampler_bits(sampler_t)             (the library's)                   -> ptrtoint
 //   __kiln_image_desc(image*_t), overloaded    (the library's)                   -> the pointer
+//   __kiln_reserve_id_bits(reserve_id_t)       (the library's)                   -> ptrtoint
+//   __kiln_reserve_id_from_bits(ulong)         (the library's)                   -> inttoptr
 // Once a constant sampler's bits are a constant, every decision of a read folds away.
 #include "device/cpu/compiler/compiler_internal.hpp"
 
@@ -29,6 +32,13 @@ namespace {
 constexpr const char *kSamplerInitializer = "__translate_sampler_initializer";
 constexpr const char *kSamplerBits = "__kiln_sampler_bits";
 constexpr const char *kImageDescPrefix = "_Z17__kiln_image_desc";  // overloaded per image type
+constexpr const char *kReserveIdBits = "__kiln_reserve_id_bits";
+constexpr const char *kReserveIdFromBits = "__kiln_reserve_id_from_bits";
+
+bool is_conversion(StringRef name) {
+  return name == kSamplerInitializer || name == kSamplerBits || name.starts_with(kImageDescPrefix) ||
+         name == kReserveIdBits || name == kReserveIdFromBits;
+}
 
 class OpaqueTypeMapper : public ValueMapTypeRemapper {
  public:
@@ -76,25 +86,23 @@ void lower_conversions(Module &m) {
     for (Instruction &inst : instructions(f))
       if (auto *call = dyn_cast<CallInst>(&inst))
         if (Function *callee = call->getCalledFunction()) {
-          StringRef name = callee->getName();
-          if (name == kSamplerInitializer || name == kSamplerBits || name.starts_with(kImageDescPrefix))
-            calls.push_back(call);
+          if (is_conversion(callee->getName())) calls.push_back(call);
         }
   for (CallInst *call : calls) {
     IRBuilder<> b(call);
     StringRef name = call->getCalledFunction()->getName();
     Value *arg = call->getArgOperand(0);
     Value *result;
-    if (name == kSamplerInitializer)
+    if (name == kSamplerInitializer || name == kReserveIdFromBits)
       result = b.CreateIntToPtr(b.CreateZExt(arg, b.getInt64Ty()), call->getType());
-    else if (name == kSamplerBits)
-      result = b.CreateTrunc(b.CreatePtrToInt(arg, b.getInt64Ty()), call->getType());
+    else if (name == kSamplerBits || name == kReserveIdBits)
+      result = b.CreateZExtOrTrunc(b.CreatePtrToInt(arg, b.getInt64Ty()), call->getType());
     else
       result = b.CreateAddrSpaceCast(arg, call->getType());
     call->replaceAllUsesWith(result);
     call->eraseFromParent();
   }
-  for (const char *name : {kSamplerInitializer, kSamplerBits})
+  for (const char *name : {kSamplerInitializer, kSamplerBits, kReserveIdBits, kReserveIdFromBits})
     if (Function *f = m.getFunction(name); f && f->use_empty()) f->eraseFromParent();
   for (Function &f : make_early_inc_range(m))
     if (f.isDeclaration() && f.use_empty() && f.getName().starts_with(kImageDescPrefix)) f.eraseFromParent();
@@ -104,17 +112,25 @@ void lower_conversions(Module &m) {
 
 namespace kiln {
 
-bool is_opaque_type_conversion(StringRef name) {
-  return name == kSamplerInitializer || name == kSamplerBits || name.starts_with(kImageDescPrefix);
-}
+bool is_opaque_type_conversion(StringRef name) { return is_conversion(name); }
 
-bool lower_opaque_types(Module &m, std::string &error) {
+bool lower_opaque_types(Module &m, std::string & /*error: none is left since variables are lowered too*/) {
   OpaqueTypeMapper mapper(m.getContext());
-  for (GlobalVariable &gv : m.globals())
-    if (mapper.remapType(gv.getValueType()) != gv.getValueType()) {
-      error = "global variable " + gv.getName().str() + " has an opaque OpenCL type";
-      return false;
-    }
+  // Variables of these types (a __local reserve_id_t shared by a work-group, say) are
+  // recreated with the pointer type; their address, the value every use sees, keeps its type.
+  for (GlobalVariable &gv : make_early_inc_range(m.globals())) {
+    Type *type = mapper.remapType(gv.getValueType());
+    if (type == gv.getValueType()) continue;
+    Constant *init = nullptr;
+    if (gv.hasInitializer())
+      init = isa<UndefValue>(gv.getInitializer()) ? UndefValue::get(type) : Constant::getNullValue(type);
+    auto *g = new GlobalVariable(m, type, gv.isConstant(), gv.getLinkage(), init, "", &gv, gv.getThreadLocalMode(),
+                                 gv.getAddressSpace());
+    g->copyAttributesFrom(&gv);
+    g->takeName(&gv);
+    gv.replaceAllUsesWith(g);
+    gv.eraseFromParent();
+  }
 
   // Functions whose signature changes are recreated with the new one (a function's type
   // cannot change in place); their bodies move over, old arguments map to new ones.
