@@ -34,6 +34,7 @@ const struct kiln_extension *const kiln_extensions[] = {
     &kiln_core_khr_subgroup_shuffle_relative,
     &kiln_core_khr_subgroup_clustered_reduce,
     &kiln_core_khr_subgroup_rotate,
+    &kiln_core_intel_required_subgroup_size,
     &kiln_core_khr_image2d_from_buffer,
     &kiln_core_ext_image_requirements_info,
     &kiln_core_ext_image_from_buffer,

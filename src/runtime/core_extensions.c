@@ -3,6 +3,7 @@
  * builtin library implement (the compiler enables the same set: clang_flags.h). */
 #include "runtime/core_extensions.h"
 
+#include "device/cpu/compiler/compiler.h" /* KILN_SUB_GROUP_SIZE */
 #include "runtime/extension.h"
 #include "runtime/info.h"
 
@@ -62,6 +63,21 @@ LANGUAGE_EXTENSION(kiln_core_khr_subgroup_shuffle, "cl_khr_subgroup_shuffle");
 LANGUAGE_EXTENSION(kiln_core_khr_subgroup_shuffle_relative, "cl_khr_subgroup_shuffle_relative");
 LANGUAGE_EXTENSION(kiln_core_khr_subgroup_clustered_reduce, "cl_khr_subgroup_clustered_reduce");
 LANGUAGE_EXTENSION(kiln_core_khr_subgroup_rotate, "cl_khr_subgroup_rotate");
+
+/* intel_reqd_sub_group_size (compiler/module.cpp refuses sizes other than the one Kiln
+ * runs) and its queries (kernel_info.c). Version: cl.xml's revision. */
+static cl_int required_subgroup_size_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
+                                          void *param_value, size_t *param_value_size_ret) {
+  (void)device;
+  static const size_t sizes[] = {KILN_SUB_GROUP_SIZE};
+  if (param_name != CL_DEVICE_SUB_GROUP_SIZES_INTEL) return CL_INVALID_VALUE;
+  KILN_INFO_ARRAY(sizes, sizeof sizes);
+}
+
+const struct kiln_extension kiln_core_intel_required_subgroup_size = {.name = "cl_intel_required_subgroup_size",
+                                                                      .version = CL_MAKE_VERSION(0, 0, 0),
+                                                                      .scope = KILN_EXTENSION_DEVICE,
+                                                                      .device_info = required_subgroup_size_info};
 
 /* Both input forms; none is claimed faster than the same arithmetic written out (the JIT
  * may or may not find AVX-VNNI/AVX512-VNNI instructions for it). */

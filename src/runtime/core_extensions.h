@@ -31,6 +31,7 @@ extern const struct kiln_extension kiln_core_khr_subgroup_shuffle;
 extern const struct kiln_extension kiln_core_khr_subgroup_shuffle_relative;
 extern const struct kiln_extension kiln_core_khr_subgroup_clustered_reduce;
 extern const struct kiln_extension kiln_core_khr_subgroup_rotate;
+extern const struct kiln_extension kiln_core_intel_required_subgroup_size;
 /* image_requirements.c (with its entry point) */
 extern const struct kiln_extension kiln_core_ext_image_requirements_info;
 

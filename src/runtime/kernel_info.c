@@ -7,6 +7,8 @@
 #include "runtime/info.h"
 #include "runtime/program.h"
 
+#include <CL/cl_ext.h>
+
 #include <pthread.h>
 
 static struct kiln_device_limits limits;
@@ -133,13 +135,17 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
     /* From the machine code: the launcher's frame (work-items run one after another in it,
      * so it holds a work-item's private memory and spills) and the program's other frames. */
     KILN_INFO_VALUE(cl_ulong, kernel->profile.stack_bytes ? kernel->profile.stack_bytes : desc->private_bytes);
+  case CL_KERNEL_SPILL_MEM_SIZE_INTEL:
+    /* cl_intel_required_subgroup_size. A CPU spills to the stack frame that also holds
+     * private arrays; what is not registers is that frame (as CL_KERNEL_PRIVATE_MEM_SIZE). */
+    KILN_INFO_VALUE(cl_ulong, kernel->profile.stack_bytes ? kernel->profile.stack_bytes : desc->private_bytes);
   default:
     return CL_INVALID_VALUE;
   }
 }
 
-/* Sub-groups are single work-items (builtins/subgroups.cl): a group of n work-items has n
- * sub-groups of size 1, whatever the kernel. */
+/* Sub-groups are single work-items (builtins/subgroups.cl, KILN_SUB_GROUP_SIZE): a group of
+ * n work-items has n sub-groups of size 1, whatever the kernel. */
 static bool local_size_input(size_t input_value_size, const void *input_value, size_t *items) {
   if (!input_value || input_value_size == 0 || input_value_size % sizeof(size_t) != 0 ||
       input_value_size > 3 * sizeof(size_t))
@@ -161,7 +167,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
   switch (param_name) {
   case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:
     if (!local_size_input(input_value_size, input_value, &items)) return CL_INVALID_VALUE;
-    KILN_INFO_VALUE(size_t, 1);
+    KILN_INFO_VALUE(size_t, KILN_SUB_GROUP_SIZE);
   case CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE:
     if (!local_size_input(input_value_size, input_value, &items)) return CL_INVALID_VALUE;
     KILN_INFO_VALUE(size_t, items);
@@ -182,6 +188,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
     KILN_INFO_VALUE(size_t, kiln_kernel_max_work_group_size(kernel));
   case CL_KERNEL_COMPILE_NUM_SUB_GROUPS: /* no attribute sets it in OpenCL C */
     KILN_INFO_VALUE(size_t, 0);
+  case CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL: /* cl_intel_required_subgroup_size */
+    KILN_INFO_VALUE(size_t, kernel->desc->required_sub_group_size);
   default:
     return CL_INVALID_VALUE;
   }

@@ -51,6 +51,16 @@ static size_t max_sub_group_size(cl_kernel kernel, cl_device_id device, const si
   return size;
 }
 
+/* The sub-group size a kernel without attributes runs with. */
+static size_t max_sub_group_size_of_default(struct kiln_test_env *env) {
+  cl_program program;
+  cl_kernel kernel = build_kernel(env, "kernel void k(global int *p) { p[0] = 1; }", "k", &program);
+  size_t local = 16, size = max_sub_group_size(kernel, env->device, &local, 1);
+  assert_cl_success(clReleaseKernel(kernel));
+  assert_cl_success(clReleaseProgram(program));
+  return size;
+}
+
 static void test_kernel_queries(void **state) {
   struct kiln_test_env *env = *state;
   cl_program program;
@@ -232,11 +242,70 @@ static void test_not_in_cl12(void **state) {
   assert_cl_success(clReleaseProgram(program));
 }
 
+/* cl_intel_required_subgroup_size: the sizes the device runs, a kernel that requires one
+ * of them (its query, get_max_sub_group_size), a kernel that requires another (a build
+ * error naming the kernel and the size), and a kernel without the attribute (0). */
+static void test_required_sub_group_size(void **state) {
+  struct kiln_test_env *env = *state;
+  kiln_test_expect_extension(env->device, "cl_intel_required_subgroup_size", CL_MAKE_VERSION(0, 0, 0));
+  size_t sizes[4] = {0}, ret = 0;
+  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &ret));
+  assert_int_equal(sizeof(size_t), ret);
+  size_t local = 16, run = max_sub_group_size_of_default(env);
+  assert_int_equal(run, sizes[0]);
+
+  char source[512];
+  snprintf(source, sizeof source,
+           "#ifndef cl_intel_required_subgroup_size\n#error no macro\n#endif\n"
+           "#if __OPENCL_C_VERSION__ < 300\n#define get_max_sub_group_size() %zu\n#endif\n" /* no sub-groups in 1.2 */
+           "__attribute__((intel_reqd_sub_group_size(%zu))) kernel void k(global int *p) {\n"
+           "  p[get_global_id(0)] = get_max_sub_group_size(); }\n",
+           sizes[0], sizes[0]);
+  for (int std = 0; std < 2; std++) {
+    cl_int out[16];
+    bt_run_source(env, source, std ? BT_CL30 : BT_CL12, "k", 16, 16, BT_ARGS(BT_OUT(out, sizeof out)));
+    for (int i = 0; i < 16; i++) assert_int_equal((cl_int)sizes[0], out[i]);
+  }
+  cl_program program;
+  cl_kernel kernel = build_kernel(env, source, "k", &program);
+  size_t value = 99;
+  assert_cl_success(clGetKernelSubGroupInfo(kernel, env->device, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0, NULL,
+                                            sizeof value, &value, NULL));
+  assert_int_equal(sizes[0], value);
+  assert_int_equal(sizes[0], max_sub_group_size(kernel, env->device, &local, 1));
+  cl_ulong spill = 0, private_bytes = 0;
+  assert_cl_success(clGetKernelWorkGroupInfo(kernel, env->device, CL_KERNEL_SPILL_MEM_SIZE_INTEL, sizeof spill, &spill, NULL));
+  assert_cl_success(clGetKernelWorkGroupInfo(kernel, env->device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_bytes,
+                                             &private_bytes, NULL));
+  assert_true(spill == private_bytes);
+  assert_cl_success(clReleaseKernel(kernel));
+  assert_cl_success(clReleaseProgram(program));
+
+  kernel = build_kernel(env, "kernel void k(global int *p) { p[0] = 1; }", "k", &program);
+  assert_cl_success(clGetKernelSubGroupInfo(kernel, env->device, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0, NULL,
+                                            sizeof value, &value, NULL));
+  assert_int_equal(0, value);
+  assert_cl_success(clReleaseKernel(kernel));
+  assert_cl_success(clReleaseProgram(program));
+
+  /* A size the device does not run: the build fails and the log says why. */
+  const char *sixteen = "__attribute__((intel_reqd_sub_group_size(16))) kernel void wants16(global int *p) { p[0] = 1; }";
+  cl_int err;
+  program = clCreateProgramWithSource(env->context, 1, &sixteen, NULL, &err);
+  assert_cl_success(err);
+  assert_int_equal(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(program, 1, &env->device, BT_CL30, NULL, NULL));
+  char log[1024] = "";
+  assert_cl_success(clGetProgramBuildInfo(program, env->device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL));
+  assert_non_null(strstr(log, "wants16"));
+  assert_non_null(strstr(log, "sub-group size 16"));
+  assert_cl_success(clReleaseProgram(program));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_queries),   cmocka_unit_test(test_kernel_queries),
       cmocka_unit_test(test_functions_1d),     cmocka_unit_test(test_functions_2d_3d),
-      cmocka_unit_test(test_not_in_cl12),
+      cmocka_unit_test(test_not_in_cl12),      cmocka_unit_test(test_required_sub_group_size),
   };
   return cmocka_run_group_tests(tests, bt_setup, bt_teardown);
 }

@@ -72,6 +72,9 @@ struct kiln_kernel_arg_desc {
   const char *name;           /* NULL unless compiled with -cl-kernel-arg-info */
 };
 
+/* The size of every sub-group Kiln runs (builtins/subgroups.cl): one work-item. */
+#define KILN_SUB_GROUP_SIZE 1u
+
 struct kiln_kernel_desc {
   const char *name;
   uint32_t num_args;
@@ -81,6 +84,7 @@ struct kiln_kernel_desc {
   uint64_t private_bytes;         /* per work-item stack estimate */
   uint64_t reqd_work_group_size[3];  /* 0,0,0 when not given */
   uint64_t work_group_size_hint[3];  /* 0,0,0 when not given */
+  uint32_t required_sub_group_size;  /* intel_reqd_sub_group_size, 0 when not given */
   const char *attributes;         /* CL_KERNEL_ATTRIBUTES text */
   bool uses_barriers;               /* barriers, or work-group collective functions (barriers inside) */
   bool uses_work_group_scratch;     /* work-group collective functions: launches add their scratch */

@@ -327,6 +327,18 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
     attributes += "reqd_work_group_size(" + std::to_string(d.reqd_work_group_size[0]) + "," +
                   std::to_string(d.reqd_work_group_size[1]) + "," + std::to_string(d.reqd_work_group_size[2]) + ")";
   }
+  // cl_intel_required_subgroup_size: a kernel may only require a size the device runs
+  // (KILN_SUB_GROUP_SIZE, CL_DEVICE_SUB_GROUP_SIZES_INTEL); its sub-group algorithms are
+  // written for that size, so running it with another would give wrong results.
+  if (const MDNode *s = f.getMetadata("intel_reqd_sub_group_size")) {
+    d.required_sub_group_size = (uint32_t)md_int(s, 0, 0);
+    if (d.required_sub_group_size != KILN_SUB_GROUP_SIZE) {
+      error = "kernel " + f.getName().str() + " requires sub-group size " + std::to_string(d.required_sub_group_size) +
+              " (intel_reqd_sub_group_size); this device's sub-groups have " + std::to_string(KILN_SUB_GROUP_SIZE) +
+              " work-item (CL_DEVICE_SUB_GROUP_SIZES_INTEL)";
+      return false;
+    }
+  }
   if (const MDNode *h = f.getMetadata("work_group_size_hint")) {
     for (unsigned i = 0; i < 3; i++) d.work_group_size_hint[i] = md_int(h, i, 1);
     if (!attributes.empty()) attributes += " ";

@@ -35,6 +35,8 @@ static const struct kiln_opencl_c_macro macros[] = {
     {"cl_khr_subgroup_shuffle_relative", false, false, false},
     {"cl_khr_subgroup_clustered_reduce", false, false, false},
     {"cl_khr_subgroup_rotate", false, false, false},
+    /* The attribute intel_reqd_sub_group_size, which clang knows in every version. */
+    {"cl_intel_required_subgroup_size", false, false, true},
 };
 
 const struct kiln_opencl_c_macro *kiln_opencl_c_macros(size_t *count) {
