@@ -61,15 +61,26 @@ static size_t linear_id(void) {
   s[id] = x;                                  \
   __kiln_barrier(CLK_LOCAL_MEM_FENCE);
 
-/* The whole group's combination, in s[n]. */
-#define REDUCE_BODY(T, OP, x)                                  \
-  GATHER(T, x, s, id, n)                                       \
-  if (first_work_item()) {                                               \
-    T acc = s[0];                                              \
-    for (size_t i = 1; i < n; i++) acc = OP(acc, s[i]);        \
-    s[n] = acc;                                                \
-  }                                                            \
-  __kiln_barrier(CLK_LOCAL_MEM_FENCE);                         \
+#define LOAD8(T, s, i) ((T##8)(s[i], s[i + 1], s[i + 2], s[i + 3], s[i + 4], s[i + 5], s[i + 6], s[i + 7]))
+
+/* The whole group's combination, in s[n]. OpenCL C leaves the order of a reduction
+ * unspecified: eight independent partial results (one vector) instead of one chain, so the
+ * first work-item's loop is vector operations rather than n dependent ones, which cost more
+ * than the rest of the call (kiln_bench collectives). */
+#define REDUCE_BODY(T, OP, x)                                                                  \
+  GATHER(T, x, s, id, n)                                                                       \
+  if (first_work_item()) {                                                                     \
+    T acc = s[0];                                                                              \
+    size_t i = 1;                                                                              \
+    if (n >= 16) {                                                                             \
+      T##8 v = LOAD8(T, s, 0);                                                                 \
+      for (i = 8; i + 8 <= n; i += 8) v = OP(v, LOAD8(T, s, i));                               \
+      acc = OP(OP(OP(v.s0, v.s1), OP(v.s2, v.s3)), OP(OP(v.s4, v.s5), OP(v.s6, v.s7)));       \
+    }                                                                                          \
+    for (; i < n; i++) acc = OP(acc, s[i]);                                                    \
+    s[n] = acc;                                                                                \
+  }                                                                                            \
+  __kiln_barrier(CLK_LOCAL_MEM_FENCE);                                                         \
   return s[n];
 
 #define COLLECTIVES(T, OPNAME)                                                  \
