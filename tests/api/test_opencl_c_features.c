@@ -169,7 +169,7 @@ static void test_versions(void **state) {
     has_1_2 |= versions[i].version == CL_MAKE_VERSION(1, 2, 0);
   }
   assert_true(has_3_0 && has_1_2);
-  assert_false(has_2_0); /* no pipes or device-side enqueue */
+  assert_false(has_2_0); /* no device-side enqueue */
   free(versions);
   char version[64] = "";
   assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_OPENCL_C_VERSION, sizeof version, version, NULL));
@@ -201,7 +201,7 @@ static void expect_refused(struct kiln_test_env *env, const char *options, const
 
 static void test_refused_options_explained(void **state) {
   struct kiln_test_env *env = *state;
-  expect_refused(env, "-cl-std=CL2.0", "'-cl-std=CL2.0'", "pipes and device-side enqueue");
+  expect_refused(env, "-cl-std=CL2.0", "'-cl-std=CL2.0'", "requires device-side enqueue");
   expect_refused(env, "-cl-std=CL2.0", "'-cl-std=CL2.0'", "-cl-std=CL3.0");
   expect_refused(env, "-cl-std=CL4.0", "'-cl-std=CL4.0'", "unknown OpenCL C version");
   expect_refused(env, "-cl-mad-enable -no-such-option", "'-no-such-option'", "not an OpenCL compiler");

@@ -134,10 +134,10 @@ void kiln_cl_options_free(struct kiln_cl_options *o) {
  * CL_DEVICE_OPENCL_C_ALL_VERSIONS, and OpenCL C 2.0 makes features mandatory that
  * Kiln lacks. */
 #define NO_OPENCL_C_2_0                                                                                   \
-  "OpenCL C 2.0 is not in CL_DEVICE_OPENCL_C_ALL_VERSIONS (1.0, 1.1, 1.2, 3.0): it requires pipes and " \
+  "OpenCL C 2.0 is not in CL_DEVICE_OPENCL_C_ALL_VERSIONS (1.0, 1.1, 1.2, 3.0): it requires "          \
   "device-side enqueue, which this device does not support; build with -cl-std=CL3.0, which has the "    \
-  "optional features listed in CL_DEVICE_OPENCL_C_FEATURES (the generic address space, work-group "     \
-  "collective functions, program-scope global variables, ...)"
+  "optional features listed in CL_DEVICE_OPENCL_C_FEATURES (pipes, the generic address space, "          \
+  "work-group collective functions, program-scope global variables, ...)"
 
 /* One option at tokens[*i]; advances *i past a separate argument. Returns 0, 1 (invalid,
  * *bad set, and *why when there is more to say than "invalid") or -1 (out of memory). */
