@@ -1,7 +1,8 @@
 /* Pipes (OpenCL 3.0 pipe objects, OpenCL C __opencl_c_pipes) through the loader: clCreatePipe
  * and clGetPipeInfo with every error, pipe kernel arguments, and kernels that write and read
  * pipes — the convenience forms, work-item, work-group and sub-group reservations, struct
- * packets, a full and an empty pipe, the packet-count queries, the order packets come out in,
+ * packets, a full and an empty pipe, invalid reservations (CLK_NULL_RESERVE_ID among them), the
+ * packet-count queries, the order packets come out in,
  * and a pipe that carries packets across several producer and consumer launches. */
 #include "builtins_harness.h"
 
@@ -238,6 +239,17 @@ static const char *transfer_source =
     "  if (is_valid_reserve_id(r)) { read_pipe(p, r, get_sub_group_local_id(), &v); sub_group_commit_read_pipe(p, r); }\n"
     "  out[i] = v;\n"
     "}\n"
+    "kernel void edges(write_only pipe int p, global int *out) {\n"
+    "  reserve_id_t none = CLK_NULL_RESERVE_ID;\n"
+    "  out[0] = is_valid_reserve_id(none);\n"
+    "  out[1] = is_valid_reserve_id(reserve_write_pipe(p, 0));\n"
+    "  out[2] = is_valid_reserve_id(reserve_write_pipe(p, get_pipe_max_packets(p) + 1));\n"
+    "  reserve_id_t r = reserve_write_pipe(p, 2);\n"
+    "  out[3] = is_valid_reserve_id(r);\n"
+    "  write_pipe(p, r, 0, &(int){1}); write_pipe(p, r, 1, &(int){2});\n"
+    "  commit_write_pipe(p, r);\n"
+    "  out[4] = get_pipe_num_packets(p);\n"
+    "}\n"
     "kernel void counts(write_only pipe int p, global int *out) {\n"
     "  out[0] = get_pipe_num_packets(p); out[1] = get_pipe_max_packets(p);\n"
     "}\n"
@@ -301,6 +313,26 @@ static void transfer(struct kiln_test_env *env, cl_program program, const char *
   free(ok);
   free(out);
   free(got);
+}
+
+/* CLK_NULL_RESERVE_ID, a reservation of no packets and one of more than the pipe holds are
+ * invalid; a valid one's packets count once committed. */
+static void test_invalid_reservations(void **state) {
+  struct kiln_test_env *env = *state;
+  cl_program program = bt_build(env, transfer_source, BT_CL30);
+  cl_mem pipe = make_pipe(env, sizeof(cl_int), 8);
+  cl_int out[5] = {-1, -1, -1, -1, -1};
+  cl_mem out_buffer = make_buffer(env, sizeof out, out);
+  launch(env, program, "edges", 1, 0, 2, (cl_mem[]){pipe, out_buffer});
+  read_ints(env, out_buffer, out, 5);
+  assert_int_equal(0, out[0]);
+  assert_int_equal(0, out[1]);
+  assert_int_equal(0, out[2]);
+  assert_int_equal(1, out[3]);
+  assert_int_equal(2, out[4]);
+  assert_cl_success(clReleaseMemObject(out_buffer));
+  assert_cl_success(clReleaseMemObject(pipe));
+  assert_cl_success(clReleaseProgram(program));
 }
 
 static void test_convenience(void **state) {
@@ -409,7 +441,8 @@ static void test_order_and_structs(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_queries),         cmocka_unit_test(test_create_and_info),
-      cmocka_unit_test(test_kernel_arguments),       cmocka_unit_test(test_convenience),
+      cmocka_unit_test(test_kernel_arguments),       cmocka_unit_test(test_invalid_reservations),
+      cmocka_unit_test(test_convenience),
       cmocka_unit_test(test_work_item_reservations), cmocka_unit_test(test_work_group_reservations),
       cmocka_unit_test(test_sub_group_reservations), cmocka_unit_test(test_order_and_structs),
   };

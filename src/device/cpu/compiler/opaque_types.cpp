@@ -79,7 +79,26 @@ class OpaqueTypeMapper : public ValueMapTypeRemapper {
   DenseMap<Type *, Type *> cache_;
 };
 
-// The three conversions, on the lowered module.
+// Clang writes an integer given an opaque type (CLK_NULL_RESERVE_ID is
+// __builtin_astype((void *)SIZE_MAX, reserve_id_t)) as `bitcast (i64 -1 to target(...))`,
+// which has no pointer form: it becomes inttoptr.
+class IntegerCastMaterializer : public ValueMaterializer {
+ public:
+  explicit IntegerCastMaterializer(LLVMContext &c) : pointer_(PointerType::get(c, 0)) {}
+
+  Value *materialize(Value *v) override {
+    auto *cast = dyn_cast<ConstantExpr>(v);
+    if (!cast || cast->getOpcode() != Instruction::BitCast || !isa<TargetExtType>(cast->getType()) ||
+        !cast->getOperand(0)->getType()->isIntegerTy())
+      return nullptr;
+    return ConstantExpr::getIntToPtr(cast->getOperand(0), pointer_);
+  }
+
+ private:
+  PointerType *pointer_;
+};
+
+// The conversions, on the lowered module.
 void lower_conversions(Module &m) {
   std::vector<CallInst *> calls;
   for (Function &f : m)
@@ -116,6 +135,7 @@ bool is_opaque_type_conversion(StringRef name) { return is_conversion(name); }
 
 bool lower_opaque_types(Module &m, std::string & /*error: none is left since variables are lowered too*/) {
   OpaqueTypeMapper mapper(m.getContext());
+  IntegerCastMaterializer integer_casts(m.getContext());
   // Variables of these types (a __local reserve_id_t shared by a work-group, say) are
   // recreated with the pointer type; their address, the value every use sees, keeps its type.
   for (GlobalVariable &gv : make_early_inc_range(m.globals())) {
@@ -156,7 +176,7 @@ bool lower_opaque_types(Module &m, std::string & /*error: none is left since var
   // Every body: operands through the map, instruction and call types through the mapper
   // (ValueMapper rebuilds constants of the old types, e.g. an event_t's zero, as null).
   for (Function &f : m)
-    if (!f.isDeclaration()) RemapFunction(f, map, RF_IgnoreMissingLocals, &mapper);
+    if (!f.isDeclaration()) RemapFunction(f, map, RF_IgnoreMissingLocals, &mapper, &integer_casts);
   for (Function *f : replaced) {
     f->replaceAllUsesWith(map[f]);  // any use outside a body (both are `ptr` values)
     f->eraseFromParent();
