@@ -132,12 +132,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
   case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
     KILN_INFO_VALUE(size_t, kiln_device_limits()->preferred_multiple);
   case CL_KERNEL_PRIVATE_MEM_SIZE:
+  /* cl_intel_required_subgroup_size's spill memory: a CPU spills to the same frame. */
+  case CL_KERNEL_SPILL_MEM_SIZE_INTEL:
     /* From the machine code: the launcher's frame (work-items run one after another in it,
      * so it holds a work-item's private memory and spills) and the program's other frames. */
-    KILN_INFO_VALUE(cl_ulong, kernel->profile.stack_bytes ? kernel->profile.stack_bytes : desc->private_bytes);
-  case CL_KERNEL_SPILL_MEM_SIZE_INTEL:
-    /* cl_intel_required_subgroup_size. A CPU spills to the stack frame that also holds
-     * private arrays; what is not registers is that frame (as CL_KERNEL_PRIVATE_MEM_SIZE). */
     KILN_INFO_VALUE(cl_ulong, kernel->profile.stack_bytes ? kernel->profile.stack_bytes : desc->private_bytes);
   default:
     return CL_INVALID_VALUE;

@@ -152,4 +152,16 @@ size_t __kiln_memory_bound(uint which); /* KILN_BOUND_* of kernel_abi.h */
 #define KILN_BOUND_FRAMES_END 3u
 #define KILN_BOUND_STACK_TOP 4u
 
+/* Collectives (work_group.cl, pipes.cl): the group's scratch the enqueue reserves after the
+ * kernel's local memory (kiln_kernel_desc.uses_work_group_scratch), as an array of T. */
+#define KILN_GROUP_SCRATCH(T) ((__local T *)((__kiln_memory_bound(KILN_BOUND_LOCAL_END) + 7) & ~(size_t)7))
+
+/* The work-item that combines or acts for its group. Three compares on the ids rather than
+ * a linear id == 0: a guard on the x id is what the compiler's idle-work-item bound
+ * recognizes (vectorization.md), so what it guards runs once for the row, not under a mask
+ * for every vector of it. */
+static inline bool kiln_first_work_item(void) {
+  return __kiln_local_id(0) == 0 && __kiln_local_id(1) == 0 && __kiln_local_id(2) == 0;
+}
+
 #endif

@@ -22,24 +22,18 @@ bool __attribute__((overloadable)) is_valid_reserve_id(reserve_id_t id) {
   return __kiln_reserve_id_bits(id) != KILN_INVALID_RESERVATION;
 }
 
-static bool first_work_item(void) {
-  return __kiln_local_id(0) == 0 && __kiln_local_id(1) == 0 && __kiln_local_id(2) == 0;
-}
-
-#define SCRATCH ((__local ulong *)((__kiln_memory_bound(KILN_BOUND_LOCAL_END) + 7) & ~(size_t)7))
-
 /* The first barrier lets the previous collective's readers of the scratch finish. */
 #define GROUP_RESERVE(access, dir)                                                                        \
   reserve_id_t __work_group_reserve_##dir##_pipe(access pipe char p, uint num_packets, uint size, uint align) { \
-    __local ulong *s = SCRATCH;                                                                           \
+    __local ulong *s = KILN_GROUP_SCRATCH(ulong);                                                                           \
     __kiln_barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    if (first_work_item()) s[0] = __kiln_reserve_id_bits(reserve_##dir##_pipe(p, num_packets));           \
+    if (kiln_first_work_item()) s[0] = __kiln_reserve_id_bits(reserve_##dir##_pipe(p, num_packets));           \
     __kiln_barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
     return __kiln_reserve_id_from_bits(s[0]);                                                             \
   }                                                                                                       \
   void __work_group_commit_##dir##_pipe(access pipe char p, reserve_id_t id, uint size, uint align) {       \
     __kiln_barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                           \
-    if (first_work_item()) commit_##dir##_pipe(p, id);                                                    \
+    if (kiln_first_work_item()) commit_##dir##_pipe(p, id);                                                    \
   }
 
 GROUP_RESERVE(read_only, read)

@@ -14,18 +14,9 @@
 
 static size_t group_items(void) { return __kiln_local_size(0) * __kiln_local_size(1) * __kiln_local_size(2); }
 
-/* As three compares on the ids rather than linear_id() == 0: a guard on the x id is what
- * the compiler's idle-work-item bound recognizes (vectorization.md), so the combining loop
- * runs once for the row, not under a mask for every vector of it. */
-static bool first_work_item(void) {
-  return __kiln_local_id(0) == 0 && __kiln_local_id(1) == 0 && __kiln_local_id(2) == 0;
-}
-
 static size_t linear_id(void) {
   return (__kiln_local_id(2) * __kiln_local_size(1) + __kiln_local_id(1)) * __kiln_local_size(0) + __kiln_local_id(0);
 }
-
-#define SCRATCH(T) ((__local T *)((__kiln_memory_bound(KILN_BOUND_LOCAL_END) + 7) & ~(size_t)7))
 
 #define OP_add(a, b) ((a) + (b))
 #define OP_min(a, b) ((b) < (a) ? (b) : (a))
@@ -55,7 +46,7 @@ static size_t linear_id(void) {
 
 /* Every work-item's value into its slot; returns the scratch. */
 #define GATHER(T, x, s, id, n)                \
-  __local T *s = SCRATCH(T);                  \
+  __local T *s = KILN_GROUP_SCRATCH(T);                  \
   size_t id = linear_id(), n = group_items(); \
   __kiln_barrier(CLK_LOCAL_MEM_FENCE);        \
   s[id] = x;                                  \
@@ -69,7 +60,7 @@ static size_t linear_id(void) {
  * than the rest of the call (kiln_bench collectives). */
 #define REDUCE_BODY(T, OP, x)                                                                  \
   GATHER(T, x, s, id, n)                                                                       \
-  if (first_work_item()) {                                                                     \
+  if (kiln_first_work_item()) {                                                                     \
     T acc = s[0];                                                                              \
     size_t i = 1;                                                                              \
     if (n >= 16) {                                                                             \
@@ -87,7 +78,7 @@ static size_t linear_id(void) {
   OVL T work_group_reduce_##OPNAME(T x) { REDUCE_BODY(T, OP_##OPNAME, x) }      \
   OVL T work_group_scan_inclusive_##OPNAME(T x) {                               \
     GATHER(T, x, s, id, n)                                                      \
-    if (first_work_item()) {                                                              \
+    if (kiln_first_work_item()) {                                                              \
       T acc = s[0];                                                             \
       for (size_t i = 1; i < n; i++) s[i] = acc = OP_##OPNAME(acc, s[i]);       \
     }                                                                           \
@@ -96,7 +87,7 @@ static size_t linear_id(void) {
   }                                                                             \
   OVL T work_group_scan_exclusive_##OPNAME(T x) {                               \
     GATHER(T, x, s, id, n)                                                      \
-    if (first_work_item()) {                                                              \
+    if (kiln_first_work_item()) {                                                              \
       T acc = ID_##OPNAME(T);                                                   \
       for (size_t i = 0; i < n; i++) {                                          \
         T v = s[i];                                                             \
