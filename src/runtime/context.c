@@ -17,6 +17,7 @@ static void context_destroy(struct kiln_object *object) {
     d = next;
   }
   pthread_mutex_destroy(&context->lock);
+  pthread_mutex_destroy(&context->default_device_queue.lock);
   free(context->devices);
   free(context->properties);
   kiln_object_free(&context->obj);
@@ -96,6 +97,7 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContext(const cl_context_properties 
   context->notify = pfn_notify;
   context->notify_user_data = user_data;
   pthread_mutex_init(&context->lock, NULL);
+  pthread_mutex_init(&context->default_device_queue.lock, NULL);
   kiln_object_init(&context->obj, KILN_OBJECT_CONTEXT, context_destroy);
 out:
   if (errcode_ret) *errcode_ret = err;

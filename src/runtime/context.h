@@ -6,6 +6,8 @@
 
 #include "runtime/object.h"
 
+#include "device/cpu/device_enqueue.h"
+
 #include <pthread.h>
 
 typedef void (CL_CALLBACK *kiln_context_notify_fn)(const char *errinfo, const void *private_info, size_t cb,
@@ -29,6 +31,10 @@ struct _cl_context {
   pthread_mutex_t lock;                /* guards destructors and queues */
   struct kiln_context_destructor *destructors;
   struct _cl_command_queue *queues;    /* its queues not yet destroyed, linked by queue.c */
+  /* The default device queue (device_queue.c): what get_default_queue returns, guarded by
+   * its lock like `default_device_queue_object` (a weak pointer: the queue clears it). */
+  struct kiln_default_device_queue default_device_queue;
+  struct _cl_command_queue *default_device_queue_object;
 };
 
 static inline bool kiln_context_is_valid(cl_context context) {

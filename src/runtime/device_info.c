@@ -4,6 +4,7 @@
 #include "runtime/device.h"
 
 #include "device/cpu/compiler/opencl_c_features.h"
+#include "device/cpu/device_enqueue.h"
 #include "device/cpu/pipe.h"
 #include "device/cpu/printf_buffer.h" /* KILN_PRINTF_BUFFER_SIZE: the per-launch buffer */
 #include "device/cpu/topology.h"
@@ -57,6 +58,7 @@ static const cl_name_version opencl_c_all_versions[] = {
     {CL_MAKE_VERSION(1, 0, 0), "OpenCL C"},
     {CL_MAKE_VERSION(1, 1, 0), "OpenCL C"},
     {CL_MAKE_VERSION(1, 2, 0), "OpenCL C"},
+    {CL_MAKE_VERSION(2, 0, 0), "OpenCL C"},
     {CL_MAKE_VERSION(3, 0, 0), "OpenCL C"},
 };
 
@@ -324,15 +326,20 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
     KILN_INFO_VALUE(cl_uint, KILN_PIPE_MAX_ACTIVE_RESERVATIONS);
   case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
     KILN_INFO_VALUE(cl_uint, KILN_PIPE_MAX_PACKET_SIZE);
+  /* Device-side enqueue: device/cpu/device_enqueue.h. Device queues cost nothing until a
+   * kernel enqueues to them: the number of them is not limited beyond the one reported. */
   case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
+    KILN_INFO_VALUE(cl_uint, KILN_DEVICE_QUEUE_PREFERRED_SIZE);
   case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
+    KILN_INFO_VALUE(cl_uint, KILN_DEVICE_QUEUE_MAX_SIZE);
   case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
+    KILN_INFO_VALUE(cl_uint, KILN_MAX_ON_DEVICE_QUEUES);
   case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
-    KILN_INFO_VALUE(cl_uint, 0);
+    KILN_INFO_VALUE(cl_uint, KILN_MAX_ON_DEVICE_EVENTS);
   case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES:
-    KILN_INFO_VALUE(cl_command_queue_properties, 0);
+    KILN_INFO_VALUE(cl_command_queue_properties, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE);
   case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
-    KILN_INFO_VALUE(cl_device_device_enqueue_capabilities, 0);
+    KILN_INFO_VALUE(cl_device_device_enqueue_capabilities, CL_DEVICE_QUEUE_SUPPORTED | CL_DEVICE_QUEUE_REPLACEABLE_DEFAULT);
 
   /* Partitioning: none. */
   case CL_DEVICE_PARENT_DEVICE:

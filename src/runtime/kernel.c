@@ -37,6 +37,7 @@ static bool image_args_fit(const struct kiln_kernel_desc *desc) {
 static cl_kernel kernel_new(cl_program program, size_t index, cl_int *errcode) {
   const struct kiln_kernel_desc *desc = kiln_module_kernel(program->module, index);
   *errcode = kiln_program_load_code_locked(program);
+  if (*errcode == CL_SUCCESS) *errcode = kiln_program_enqueue_table_locked(program);
   if (*errcode != CL_SUCCESS) return NULL;
   cl_kernel kernel = kiln_object_alloc(KILN_OBJECT_KERNEL, sizeof *kernel);
   if (!kernel) {
@@ -60,6 +61,7 @@ static cl_kernel kernel_new(cl_program program, size_t index, cl_int *errcode) {
   kernel->profile.name = desc->name;
   kernel->profile.stack_bytes = kiln_jit_launcher_stack(program->jit, index);
   atomic_init(&kernel->profile.ns_per_kilo_item, 0);
+  kernel->profile.enqueue = desc->enqueues ? program->enqueue : NULL;
   kernel->launcher = kiln_jit_launcher(program->jit, index);
   kernel->unset_args = desc->num_args;
   kernel->too_many_image_args = !image_args_fit(desc);
@@ -86,7 +88,9 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char
     err = CL_INVALID_VALUE;
   } else {
     size_t count = kiln_module_kernel_count(program->module), index = 0;
-    while (index < count && strcmp(kiln_module_kernel(program->module, index)->name, kernel_name) != 0) index++;
+    while (index < count && (kiln_module_kernel(program->module, index)->is_block ||
+                             strcmp(kiln_module_kernel(program->module, index)->name, kernel_name) != 0))
+      index++;
     if (index == count) err = CL_INVALID_KERNEL_NAME;
     else kernel = kernel_new(program, index, &err);
   }
@@ -106,11 +110,13 @@ CL_API_ENTRY cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_
   if (!kiln_program_has_executable_locked(program) || program->busy) {
     err = CL_INVALID_PROGRAM_EXECUTABLE;
   } else {
-    count = kiln_module_kernel_count(program->module);
+    count = kiln_program_api_kernel_count(program->module);
     if (kernels && num_kernels < count) err = CL_INVALID_VALUE;
-    for (; kernels && err == CL_SUCCESS && created < count; created++) {
-      kernels[created] = kernel_new(program, created, &err);
+    for (size_t index = 0; kernels && err == CL_SUCCESS && created < count; index++) {
+      if (kiln_module_kernel(program->module, index)->is_block) continue;
+      kernels[created] = kernel_new(program, index, &err);
       if (!kernels[created]) break;
+      created++;
     }
   }
   pthread_mutex_unlock(&program->lock);

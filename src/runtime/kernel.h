@@ -16,6 +16,7 @@ struct kiln_kernel_arg_value {
   bool pointer;           /* global/constant pointer set to an address (SVM, USM): it stays in the
                            * argument block as given, `mem` is NULL */
   uint64_t local_bytes;   /* __local pointer arguments: the size given */
+  cl_command_queue queue; /* queue_t arguments: the device queue (not retained, like memory objects) */
 };
 
 /* Execution info an extension accepted through clSetKernelExecInfo (copied by clone). */

@@ -32,6 +32,18 @@ static cl_int set_pipe_arg(cl_kernel kernel, struct kiln_kernel_arg_value *v, si
   return CL_SUCCESS;
 }
 
+/* queue_t: a device queue of the kernel's context (OpenCL API: CL_INVALID_DEVICE_QUEUE). */
+static cl_int set_queue_arg(cl_kernel kernel, struct kiln_kernel_arg_value *v, size_t arg_size, const void *arg_value) {
+  if (arg_size != sizeof(cl_command_queue)) return CL_INVALID_ARG_SIZE;
+  if (!arg_value) return CL_INVALID_ARG_VALUE;
+  cl_command_queue queue;
+  memcpy(&queue, arg_value, sizeof queue);
+  if (!kiln_object_is_valid(queue, KILN_OBJECT_DEVICE_QUEUE) || queue->context != kernel->context)
+    return CL_INVALID_DEVICE_QUEUE;
+  v->queue = queue;
+  return CL_SUCCESS;
+}
+
 /* The image type an image argument's declared type takes (its kernel_arg_type name), and
  * whether it is a depth type; 0 for a type that is no image (no value can be valid). */
 static cl_mem_object_type declared_image_type(const char *type_name, bool *depth) {
@@ -122,6 +134,9 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_ind
     break;
   case KILN_ARG_PIPE:
     err = set_pipe_arg(kernel, v, arg_size, arg_value);
+    break;
+  case KILN_ARG_QUEUE:
+    err = set_queue_arg(kernel, v, arg_size, arg_value);
     break;
   default:
     return CL_INVALID_ARG_VALUE;

@@ -112,13 +112,18 @@ static bool is_mem_arg(enum kiln_arg_kind kind) {
          kind == KILN_ARG_PIPE;
 }
 
-/* Checks every memory-object argument: still alive (the kernel does not retain them),
- * aligned when a sub-buffer; counts them. */
+/* Checks every memory-object and device-queue argument: still alive (the kernel does not
+ * retain them), aligned when a sub-buffer; counts them. */
 static cl_int check_mem_args(cl_kernel kernel, unsigned *mem_count) {
   const struct kiln_kernel_desc *desc = kernel->desc;
   unsigned count = 0;
   for (uint32_t i = 0; i < desc->num_args; i++) {
     enum kiln_arg_kind kind = desc->args[i].kind;
+    if (kind == KILN_ARG_QUEUE) { /* released since it was set? */
+      if (!kiln_object_is_valid(kernel->values[i].queue, KILN_OBJECT_DEVICE_QUEUE)) return CL_INVALID_KERNEL_ARGS;
+      count++;
+      continue;
+    }
     if (!is_mem_arg(kind)) continue;
     cl_mem mem = kernel->values[i].mem;
     if (!mem) continue;
@@ -152,6 +157,12 @@ static uint64_t snapshot_args(cl_kernel kernel, struct kiln_command *command, un
   *buffer_bytes = 0;
   for (uint32_t i = 0; i < desc->num_args; i++) {
     enum kiln_arg_kind kind = desc->args[i].kind;
+    if (kind == KILN_ARG_QUEUE) {
+      cl_command_queue queue = kernel->values[i].queue;
+      memcpy(args + desc->args[i].offset, &queue->device_queue, sizeof queue->device_queue);
+      kiln_command_hold(command, &queue->obj);
+      continue;
+    }
     if (!is_mem_arg(kind)) continue;
     if (kernel->values[i].pointer) continue; /* an SVM address, already in the block */
     cl_mem mem = kernel->values[i].mem;

@@ -24,6 +24,7 @@ typedef enum kiln_object_type {
   KILN_OBJECT_EVENT,
   KILN_OBJECT_COMMAND_BUFFER,
   KILN_OBJECT_RECORDING,
+  KILN_OBJECT_DEVICE_QUEUE, /* a cl_command_queue with CL_QUEUE_ON_DEVICE (queue.h) */
   KILN_OBJECT_TYPE_COUNT
 } kiln_object_type;
 

@@ -12,6 +12,7 @@
 static void program_destroy(struct kiln_object *object) {
   cl_program program = (cl_program)object;
   if (program->jit) kiln_jit_free(program->jit);
+  kiln_program_enqueue_table_free(program->enqueue);
   if (program->module) kiln_module_free(program->module);
   free(program->source);
   free(program->options);

@@ -8,6 +8,7 @@
 
 #include "device/cpu/compiler/compiler.h"
 #include "device/cpu/compiler/program_cache.h"
+#include "device/cpu/device_enqueue.h"
 #include "runtime/object.h"
 
 #include <pthread.h>
@@ -42,6 +43,7 @@ struct _cl_program {
   kiln_module *module;             /* object, library or executable; NULL: none */
   struct kiln_program_option_flags flags;
   kiln_jit_program *jit;           /* the executable's code: NULL until the first kernel needs it */
+  struct kiln_enqueue_program *enqueue; /* device-side enqueue's table (program_enqueue.c), or NULL */
   bool cache_store_pending;        /* store module + code under cache_key once generated */
   struct kiln_program_cache_key cache_key;
   char *kernel_names;              /* "a;b;c" once an executable exists */
@@ -76,6 +78,11 @@ static inline bool kiln_program_has_executable_locked(cl_program program) {
  * the build log) or CL_OUT_OF_HOST_MEMORY when that fails. */
 cl_int kiln_program_load_code_locked(cl_program program);
 
+/* program_enqueue.c: makes the table of block kernels for device-side enqueue when the
+ * code exists and a kernel enqueues (caller holds the lock); frees one. */
+cl_int kiln_program_enqueue_table_locked(cl_program program);
+void kiln_program_enqueue_table_free(struct kiln_enqueue_program *table);
+
 /* The device's CL_DEVICE_COMPILER_AVAILABLE / CL_DEVICE_LINKER_AVAILABLE. */
 bool kiln_program_compiler_available(cl_device_id device);
 bool kiln_program_linker_available(cl_device_id device);
@@ -96,6 +103,14 @@ cl_int kiln_program_install_module(cl_program program, kiln_module *module, stru
 cl_int kiln_program_binary_encode(cl_program program, void **bytes, size_t *size);
 cl_int kiln_program_binary_decode(const void *bytes, size_t size, kiln_module **module, char **options,
                                   struct kiln_program_option_flags *flags);
+
+/* The kernels the API sees (CL_PROGRAM_NUM_KERNELS, clCreateKernelsInProgram): the
+ * module's, less the kernels clang makes of blocks for enqueue_kernel. */
+static inline size_t kiln_program_api_kernel_count(const kiln_module *module) {
+  size_t count = 0;
+  for (size_t i = 0; i < kiln_module_kernel_count(module); i++) count += !kiln_module_kernel(module, i)->is_block;
+  return count;
+}
 
 /* Kernel objects call these when they are created (program lock held) / destroyed. */
 void kiln_program_kernel_attached_locked(cl_program program);

@@ -138,9 +138,10 @@ static char *kernel_names_of(const kiln_module *module) {
   if (!names) return NULL;
   names[0] = '\0';
   for (size_t i = 0, at = 0; i < count; i++) {
+    if (kiln_module_kernel(module, i)->is_block) continue; /* enqueue_kernel's, not the API's */
     const char *name = kiln_module_kernel(module, i)->name;
     size_t n = strlen(name);
-    if (i) names[at++] = ';';
+    if (at) names[at++] = ';';
     memcpy(names + at, name, n + 1);
     at += n;
   }
@@ -215,9 +216,12 @@ static cl_int job_run(struct build_job *job) {
 
   kiln_module *old_module = NULL;
   kiln_jit_program *old_jit;
+  struct kiln_enqueue_program *old_enqueue;
   char *old_names, *old_log, *old_options;
   pthread_mutex_lock(&program->lock);
   old_jit = program->jit;
+  old_enqueue = program->enqueue; /* it points into the old code */
+  program->enqueue = NULL;
   old_names = program->kernel_names;
   old_log = program->log;
   old_options = program->options;
@@ -244,6 +248,7 @@ static cl_int job_run(struct build_job *job) {
   if (module) kiln_module_free(module);
   if (old_module) kiln_module_free(old_module);
   if (old_jit) kiln_jit_free(old_jit);
+  kiln_program_enqueue_table_free(old_enqueue);
   free(old_names);
   free(old_log);
   free(old_options);

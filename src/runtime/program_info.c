@@ -72,7 +72,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_
   if (!kiln_program_has_executable_locked(program)) {
     err = CL_INVALID_PROGRAM_EXECUTABLE;
   } else if (param_name == CL_PROGRAM_NUM_KERNELS) {
-    size_t count = kiln_module_kernel_count(program->module);
+    size_t count = kiln_program_api_kernel_count(program->module);
     err = kiln_info_copy(param_value_size, param_value, param_value_size_ret, &count, sizeof count);
   } else if (param_name == CL_PROGRAM_KERNEL_NAMES) {
     err = kiln_info_copy(param_value_size, param_value, param_value_size_ret, program->kernel_names,

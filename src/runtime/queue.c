@@ -86,11 +86,13 @@ CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_
   struct kiln_queue_config cfg = {0};
   size_t count = 0;
   if (err == CL_SUCCESS) err = kiln_queue_properties_parse(properties, &cfg, &count);
-  if (err == CL_SUCCESS) err = kiln_queue_config_validate(&cfg);
+  bool on_device = err == CL_SUCCESS && (cfg.properties & CL_QUEUE_ON_DEVICE);
+  if (err == CL_SUCCESS && !on_device) err = kiln_queue_config_validate(&cfg);
   if (err != CL_SUCCESS) {
     if (errcode_ret) *errcode_ret = err;
     return NULL;
   }
+  if (on_device) return kiln_device_queue_object_create(context, device, &cfg, properties, count, errcode_ret);
   return queue_create(context, device, &cfg, properties, count, errcode_ret);
 }
 
@@ -132,7 +134,7 @@ void kiln_queue_detach_recorder(cl_command_queue queue, const struct kiln_comman
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue) {
   KILN_API_CALL;
-  return kiln_object_api_retain(command_queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
+  return kiln_object_api_retain(command_queue, kiln_queue_object_type(command_queue), CL_INVALID_COMMAND_QUEUE);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue) {
@@ -140,14 +142,15 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_q
   /* The queue's memory stays until its commands, which hold internal references, have
    * completed. */
   kiln_worker_pool_flush(); /* the implicit flush (harmless when the handle is not valid) */
-  return kiln_object_api_release(command_queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
+  return kiln_object_api_release(command_queue, kiln_queue_object_type(command_queue), CL_INVALID_COMMAND_QUEUE);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue,
                                                       cl_command_queue_info param_name, size_t param_value_size,
                                                       void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_object_type(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  bool on_device = command_queue->device_queue != NULL;
   switch (param_name) {
   case CL_QUEUE_CONTEXT:
     KILN_INFO_VALUE(cl_context, command_queue->context);
@@ -162,10 +165,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_q
     KILN_INFO_ARRAY(command_queue->properties_array,
                     command_queue->properties_array_count * sizeof(cl_queue_properties));
   case CL_QUEUE_SIZE:
-    return CL_INVALID_COMMAND_QUEUE; /* only device queues have a size */
+    if (!on_device) return CL_INVALID_COMMAND_QUEUE; /* only device queues have a size */
+    KILN_INFO_VALUE(cl_uint, command_queue->config.device_queue_size);
   case CL_QUEUE_DEVICE_DEFAULT:
-    KILN_INFO_VALUE(cl_command_queue, NULL); /* no default device queue */
+    KILN_INFO_VALUE(cl_command_queue, kiln_context_default_device_queue(command_queue->context));
   default:
+    if (on_device) return CL_INVALID_VALUE;
     return kiln_queue_info_from_providers(command_queue, param_name, param_value_size, param_value,
                                           param_value_size_ret);
   }
@@ -180,15 +185,6 @@ CL_API_ENTRY cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue comma
   (void)old_properties;
   if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
   return CL_INVALID_OPERATION; /* only OpenCL 1.0 devices must support changing properties */
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device,
-                                                               cl_command_queue command_queue) {
-  KILN_API_CALL;
-  cl_int err = check_context_device(context, device);
-  if (err != CL_SUCCESS) return err;
-  (void)command_queue;
-  return CL_INVALID_OPERATION; /* no replaceable default on-device queue */
 }
 
 cl_context kiln_queue_context(cl_command_queue queue) { return queue->context; }

@@ -36,6 +36,7 @@ struct kiln_queue_placement {
 
 struct kiln_queue_config {
   cl_command_queue_properties properties;        /* CL_QUEUE_PROPERTIES bits the core knows */
+  uint32_t device_queue_size;                    /* CL_QUEUE_SIZE of a device queue (CL_QUEUE_ON_DEVICE) */
   struct kiln_queue_scheduling scheduling;
   struct kiln_queue_placement placement;
   cl_command_queue_properties ext_property_bits; /* CL_QUEUE_PROPERTIES bits an extension accepted */
@@ -103,10 +104,25 @@ struct _cl_command_queue {
   /* The context's list of its queues (context->lock): kiln_context_finish walks it. */
   struct _cl_command_queue *context_prev, *context_next;
 
+  /* A device queue (CL_QUEUE_ON_DEVICE; object type KILN_OBJECT_DEVICE_QUEUE, so that no
+   * host enqueue accepts it): what kernels enqueue to (device/cpu/device_enqueue.h). */
+  struct kiln_device_queue *device_queue;
+
   pthread_mutex_t lock;               /* guards the list below and last_barrier */
   struct _cl_event *head, *tail;      /* incomplete commands in enqueue order */
   struct _cl_event *last_barrier;     /* incomplete barrier later commands wait for */
 };
+
+/* device_queue.c: a device queue for a parsed CL_QUEUE_ON_DEVICE configuration (the
+ * context's default one when CL_QUEUE_ON_DEVICE_DEFAULT asks for it and it exists). */
+cl_command_queue kiln_device_queue_object_create(cl_context context, cl_device_id device,
+                                                 const struct kiln_queue_config *cfg,
+                                                 const cl_queue_properties *properties, size_t properties_count,
+                                                 cl_int *errcode_ret);
+/* A host or device queue: which object type it is, 0 when neither. */
+kiln_object_type kiln_queue_object_type(cl_command_queue queue);
+/* The context's default device queue object, or NULL (CL_QUEUE_DEVICE_DEFAULT). */
+cl_command_queue kiln_context_default_device_queue(cl_context context);
 
 /* The limit the queue's kernels share, or NULL when it has none. */
 static inline struct kiln_worker_limit *kiln_queue_worker_limit(cl_command_queue queue) {

@@ -1,9 +1,11 @@
-/* Queue property parsing. The core knows CL_QUEUE_PROPERTIES (out-of-order, profiling;
- * on-device bits are valid but unsupported) and CL_QUEUE_SIZE; every other name, and
- * unknown CL_QUEUE_PROPERTIES bits, go to the extensions' parsers (runtime/extension.h). */
+/* Queue property parsing. The core knows CL_QUEUE_PROPERTIES (out-of-order, profiling,
+ * on-device) and CL_QUEUE_SIZE; every other name, and unknown CL_QUEUE_PROPERTIES bits, go
+ * to the extensions' parsers (runtime/extension.h), which device queues do not take. */
 #include "runtime/queue.h"
 
 #include "runtime/extension.h"
+
+#include "device/cpu/device_enqueue.h"
 
 static cl_int ask_extensions(cl_queue_properties name, cl_queue_properties value, struct kiln_queue_config *cfg) {
   KILN_EXTENSIONS_WITH(e, parse_queue_property) {
@@ -23,11 +25,13 @@ static cl_int parse_bitfield(cl_command_queue_properties bits, bool allow_device
   cl_command_queue_properties unknown = bits & ~known;
   /* Device-queue bits first, so that their errors do not depend on extension bits. */
   if (bits & known & device_queue_bits) {
-    /* ON_DEVICE_DEFAULT needs ON_DEVICE, ON_DEVICE needs out-of-order: otherwise not valid.
-     * Valid device-queue requests are unsupported: Kiln has no on-device queues. */
+    /* ON_DEVICE_DEFAULT needs ON_DEVICE, ON_DEVICE needs out-of-order: otherwise not valid. */
     if ((bits & CL_QUEUE_ON_DEVICE_DEFAULT) && !(bits & CL_QUEUE_ON_DEVICE)) return CL_INVALID_VALUE;
     if (!(bits & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) return CL_INVALID_VALUE;
-    return CL_INVALID_QUEUE_PROPERTIES;
+    /* A device queue has no extension behaviour (placement, recording, scheduling). */
+    if (unknown) return CL_INVALID_QUEUE_PROPERTIES;
+    cfg->properties = bits & known;
+    return CL_SUCCESS;
   }
   cfg->properties = bits & core_bits; /* extension parsers may refuse combinations with these */
   if (unknown) {
@@ -47,6 +51,7 @@ cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct
   *count = 0;
   if (!properties) return CL_SUCCESS;
   bool seen_properties = false, seen_size = false;
+  cl_queue_properties size = 0;
   cl_command_queue_properties bits = 0;
   size_t n = 0;
   for (; properties[n] != 0; n += 2) {
@@ -58,6 +63,7 @@ cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct
       bits = (cl_command_queue_properties)value;
     } else if (name == CL_QUEUE_SIZE) {
       seen_size = true;
+      size = value;
     } else {
       cl_int err = ask_extensions(name, value, cfg);
       if (err != CL_SUCCESS) return err;
@@ -71,8 +77,13 @@ cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct
     cl_int err = parse_bitfield(bits, true, cfg);
     if (err != CL_SUCCESS) return err;
   }
-  /* CL_QUEUE_SIZE is only valid with CL_QUEUE_ON_DEVICE, which was refused above. */
-  if (seen_size) return CL_INVALID_VALUE;
+  bool on_device = (cfg->properties & CL_QUEUE_ON_DEVICE) != 0;
+  /* CL_QUEUE_SIZE: only for a device queue, at most CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE. */
+  if (seen_size && (!on_device || size == 0 || size > KILN_DEVICE_QUEUE_MAX_SIZE)) return CL_INVALID_VALUE;
+  if (on_device) {
+    if (cfg->ext_count) return CL_INVALID_QUEUE_PROPERTIES;
+    cfg->device_queue_size = seen_size ? (uint32_t)size : KILN_DEVICE_QUEUE_PREFERRED_SIZE;
+  }
   return CL_SUCCESS;
 }
 

@@ -45,7 +45,19 @@ static int task_run(struct kiln_execution *execution, unsigned worker_id) {
   struct kiln_submission *submission = submission_of(execution);
   struct kiln_command *command = &submission->command;
   mark_running(&submission->event);
+  if (command->launch) { /* a kernel that enqueues kernels: they run from this thread */
+    cl_command_queue queue = submission->event.queue;
+    return kiln_execution_run_launch(command->launch, command->batch_count, worker_id, kiln_queue_worker_limit(queue),
+                                     queue->config.placement.lane);
+  }
   return command->run ? command->run(command) : command->run_on_worker(command, worker_id);
+}
+
+/* Launches go to the workers as batches, except those of kernels that enqueue kernels
+ * (device/cpu/device_enqueue.h): one thread runs the launch and its children as a task,
+ * sharing each launch's batches with the workers. */
+static bool runs_as_task(const struct kiln_command *command) {
+  return !command->launch || command->launch->profile->enqueue;
 }
 
 /* The execution lives in the event's allocation, and the device is finished with it here:
@@ -64,8 +76,9 @@ static void submit_execution(cl_event event, bool to_copy_engine) {
   struct kiln_submission *submission = kiln_submission_of_event(event);
   struct kiln_command *command = &submission->command;
   struct kiln_execution *execution = &submission->execution;
-  execution->task = command->launch ? NULL : task_run;
-  execution->launch = command->launch;
+  bool task = runs_as_task(command);
+  execution->task = task ? task_run : NULL;
+  execution->launch = task ? NULL : command->launch;
   execution->done = execution_done;
   if (to_copy_engine) {
     kiln_execution_submit_copy(execution, event->queue->config.placement.lane);
@@ -75,7 +88,7 @@ static void submit_execution(cl_event event, bool to_copy_engine) {
   struct kiln_execution_setup setup = {command->batch_count, command->stack_bytes,
                                        command->run ? NULL : kiln_queue_worker_limit(event->queue),
                                        event->queue->config.placement.lane};
-  if (command->launch) mark_running(event); /* its batches may start on several threads at once */
+  if (!task) mark_running(event); /* its batches may start on several threads at once */
   kiln_execution_submit(execution, &setup, defer_wake(event));
 }
 

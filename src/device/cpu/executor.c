@@ -2,6 +2,7 @@
 #include "device/cpu/executor.h"
 
 #include "device/cpu/copy_engine.h"
+#include "device/cpu/device_enqueue.h"
 #include "runtime/trace.h"
 
 #include <CL/cl.h>
@@ -114,8 +115,8 @@ static int run_shared(const struct kiln_ndrange_launch *launch, size_t batch_cou
   return shared.status;
 }
 
-int kiln_execution_run_launch(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
-                              struct kiln_worker_limit *limit, unsigned lane) {
+int kiln_execution_run_launch_alone(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
+                                    struct kiln_worker_limit *limit, unsigned lane) {
   struct kiln_ndrange_launch own;
   struct kiln_printf_buffer output;
   if (launch->printf_buffer) {
@@ -128,4 +129,10 @@ int kiln_execution_run_launch(const struct kiln_ndrange_launch *launch, size_t b
   bool ran = kiln_ndrange_run_batch(launch, 0, worker_id);
   if (kiln_trace_enabled(KILN_TRACE_SCHED)) trace_launch(launch, 1, 1, limit, 1);
   return ran ? 0 : CL_OUT_OF_RESOURCES;
+}
+
+int kiln_execution_run_launch(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
+                              struct kiln_worker_limit *limit, unsigned lane) {
+  if (launch->profile->enqueue) return kiln_device_enqueue_run(launch, batch_count, worker_id, limit, lane);
+  return kiln_execution_run_launch_alone(launch, batch_count, worker_id, limit, lane);
 }

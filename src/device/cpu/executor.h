@@ -45,9 +45,14 @@ void kiln_execution_submit_copy(struct kiln_execution *execution, unsigned engin
  * one-batch launch in place, a larger one shared with the workers on `lane` under `limit`
  * (the calling thread holds one of its places already) with the caller running batches
  * too. A kernel that calls printf gets a printf buffer of its own for this run, so that
- * concurrent replays never share one. Writes the launch's trace line. Returns 0 or
- * CL_OUT_OF_RESOURCES. */
+ * concurrent replays never share one. Writes the launch's trace line. A kernel that
+ * enqueues kernels runs with everything it enqueues (device_enqueue.h). Returns 0 or
+ * the launch's negative status. */
 int kiln_execution_run_launch(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
                               struct kiln_worker_limit *limit, unsigned lane);
+
+/* The same, for the launch alone (device_enqueue.c runs its commands with it). */
+int kiln_execution_run_launch_alone(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
+                                    struct kiln_worker_limit *limit, unsigned lane);
 
 #endif

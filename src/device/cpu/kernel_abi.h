@@ -24,6 +24,9 @@ struct kiln_ndrange {
 /* The launch's buffers exceed the cache: launchers use non-temporal stores where they have
  * them (compiler/streaming_stores.hpp). */
 #define KILN_NDRANGE_STREAMING_STORES 1u
+/* Not for launchers: the launch is the first member of a device-side enqueue command
+ * (device_enqueue.c), which its batches make current for the enqueue functions. */
+#define KILN_NDRANGE_ENQUEUE_COMMAND 2u
 
 /* A work-group launcher, generated per kernel: runs the work-groups with linear ids
  * first_group .. first_group + group_count - 1 (x fastest, then y, then z), each with
@@ -49,6 +52,7 @@ enum kiln_arg_kind {
   KILN_ARG_SAMPLER,       /* cl_sampler: a uint64_t holding its KILN_SAMPLER_* bits */
   KILN_ARG_IMAGE,         /* cl_mem image: a pointer to its struct kiln_device_image, or NULL */
   KILN_ARG_PIPE,          /* cl_mem pipe: a pointer to its struct kiln_pipe (pipe.h) */
+  KILN_ARG_QUEUE,         /* queue_t (a device cl_command_queue): its struct kiln_device_queue */
 };
 
 /* An image as a kernel sees it: the image object holds one, the argument block points

@@ -1,5 +1,6 @@
 #include "device/cpu/ndrange_executor.h"
 
+#include "device/cpu/device_enqueue.h"
 #include "device/cpu/worker_pool.h"
 
 #include <pthread.h>
@@ -75,12 +76,20 @@ bool kiln_ndrange_welcomes_helpers(const struct kiln_ndrange_launch *launch) {
   return estimate < (uint64_t)HELPED_LAUNCH_NS * launch->plan.round_batches;
 }
 
-bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id) {
+static bool run_printing(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id) {
   if (!launch->printf_buffer) return run_groups(launch, batch, worker_id);
   /* Every batch ends the printf target, even one that fails: the last writes the output. */
   struct kiln_printf_target previous = kiln_printf_batch_begin(launch->printf_buffer, batch);
   bool ran = run_groups(launch, batch, worker_id);
   kiln_printf_batch_end(launch->printf_buffer, previous);
+  return ran;
+}
+
+bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id) {
+  if (!(launch->range.flags & KILN_NDRANGE_ENQUEUE_COMMAND)) return run_printing(launch, batch, worker_id);
+  struct kiln_enqueue_command *previous = kiln_device_enqueue_enter((struct kiln_enqueue_command *)launch);
+  bool ran = run_printing(launch, batch, worker_id);
+  kiln_device_enqueue_enter(previous);
   return ran;
 }
 

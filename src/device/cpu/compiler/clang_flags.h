@@ -42,8 +42,8 @@
 
 /* The OpenCL extensions and optional features the device reports (and the builtins
  * implement) that clang defines itself; opencl_c_features.c lists every feature and the
- * macros the front end defines beside these. Everything else (device enqueue,
- * mipmaps, sRGB writes) is off. */
+ * macros the front end defines beside these. Everything else (mipmaps, sRGB writes)
+ * is off. */
 #define KILN_CLANG_CL_EXT                                                                                   \
   "-all,+cl_khr_fp64,+__opencl_c_fp64,+__opencl_c_int64,+__opencl_c_program_scope_global_variables,"        \
   "+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics," \
@@ -51,14 +51,15 @@
   "+cl_khr_int64_extended_atomics,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"       \
   "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_images,"               \
   "+__opencl_c_read_write_images,+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes,+cl_khr_depth_images,"     \
-  "+__opencl_c_generic_address_space,+__opencl_c_subgroups,+cl_khr_fp16,+__opencl_c_pipes"
+  "+__opencl_c_generic_address_space,+__opencl_c_subgroups,+cl_khr_fp16,+__opencl_c_pipes,"                  \
+  "+__opencl_c_device_enqueue"
 
 /* The cc1 flags the in-process compiler uses for every program (user options follow).
  * __SPIR__ is undefined because clang's opencl-c-base.h turns on sub-group, dot-product,
  * float-atomic and other extension macros for SPIR targets, which this device lacks.
  * __OPENCL_VERSION__ (the device's OpenCL version, OpenCL C spec
  * "Preprocessor Directives and Macros") is the implementation's to define; clang does not.
- * For -cl-std below CL3.0 the front end turns program-scope __global variables and the
+ * For -cl-std=CL1.x the front end turns program-scope __global variables and the
  * generic address space off (OpenCL C 2.0/3.0 features). */
 #define KILN_CLANG_CC1_FLAGS                                                                          \
   "-triple", KILN_CLANG_TRIPLE, "-fdeclare-opencl-builtins", "-finclude-default-header",             \

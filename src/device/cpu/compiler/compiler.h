@@ -90,10 +90,14 @@ struct kiln_kernel_desc {
   bool uses_work_group_scratch;     /* work-group collective functions: launches add their scratch */
   bool uses_printf;                /* calls printf: launches need a printf buffer */
   bool has_loops;                  /* loops in its own code: a work-item may run long (batch planner) */
+  bool is_block;                   /* a block's kernel for enqueue_kernel: no kernel object may name it */
+  bool enqueues;                   /* uses device-side enqueue: launches run with their children */
 };
 
 size_t kiln_module_kernel_count(const kiln_module *module);
 const struct kiln_kernel_desc *kiln_module_kernel(const kiln_module *module, size_t index);
+/* Whether it was compiled with -g. */
+bool kiln_module_has_debug_option(const kiln_module *module);
 /* Bytes of program-scope global variables (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE). */
 uint64_t kiln_module_global_variable_bytes(const kiln_module *module);
 

@@ -44,6 +44,8 @@ constexpr const char *OPTIONS_METADATA = "kiln.options";
 constexpr const char *OPTION_OPT_DISABLE = "opt-disable";
 // -cl-denorms-are-zero: launchers flush denormals (launcher.cpp).
 constexpr const char *OPTION_DENORMS_ARE_ZERO = "denorms-are-zero";
+// -g: enqueue_kernel and enqueue_marker say why they failed (device_enqueue.cpp).
+constexpr const char *OPTION_DEBUG = "g";
 
 char *dup_log(const std::string &text);
 
@@ -115,6 +117,11 @@ bool link_builtin_library(llvm::Module &m, std::string &error);
 // library's conversions between them and their representation become casts. Runs on the
 // linked module, before the launchers are built. False with `error` when a global has one.
 bool lower_opaque_types(llvm::Module &m, std::string &error);
+// Device-side enqueue (device_enqueue.cpp): clang's calls of __enqueue_kernel_* and
+// __get_kernel_*_impl become calls of the device's functions with the block kernel's
+// index in the module; runs after lower_opaque_types. False with `error` when a block's
+// kernel is not a constant.
+bool lower_device_enqueue(llvm::Module &m, std::string &error);
 // A call lower_opaque_types replaces (sampler initializers, the library's image and sampler
 // conversions): left open by linking, defined by no library.
 bool is_opaque_type_conversion(llvm::StringRef name);

@@ -63,15 +63,17 @@ static int compile_source(const char *source, size_t length, const char *options
     storage.emplace_back(a);
     if (include_dir) storage.push_back(absolute_path(parsed.cc1_args[++i]));
   }
-  bool opt_disable = parsed.opt_disable, denorms_are_zero = parsed.denorms_are_zero;
+  bool opt_disable = parsed.opt_disable, denorms_are_zero = parsed.denorms_are_zero, debug = parsed.debug;
   // OpenCL C 1.x has neither program-scope __global variables nor the generic address
   // space (clang_flags.h enables both for 3.0).
-  bool cl3 = strcmp(parsed.std, "CL3.0") == 0;
-  if (!cl3) storage.emplace_back("-cl-ext=-__opencl_c_program_scope_global_variables,-__opencl_c_generic_address_space");
+  bool cl1 = strncmp(parsed.std, "CL1.", 4) == 0;
+  if (cl1) storage.emplace_back("-cl-ext=-__opencl_c_program_scope_global_variables,-__opencl_c_generic_address_space");
+  // OpenCL C 2.0 has every 3.0 feature Kiln reports (its mandatory ones and the
+  // optional extensions'); clang's own header defines the mandatory ones' macros for it.
   size_t num_macros;
   const kiln_opencl_c_macro *macros = kiln_opencl_c_macros(&num_macros);
   for (size_t i = 0; i < num_macros; i++)
-    if (!macros[i].defined_by_clang && (cl3 || macros[i].all_versions))
+    if (!macros[i].defined_by_clang && (!cl1 || macros[i].all_versions))
       storage.push_back(std::string("-D") + macros[i].name + "=1");
   kiln_cl_options_free(&parsed);
 
@@ -128,6 +130,7 @@ static int compile_source(const char *source, size_t length, const char *options
   }
   if (opt_disable) kiln::add_option(*module, kiln::OPTION_OPT_DISABLE);
   if (denorms_are_zero) kiln::add_option(*module, kiln::OPTION_DENORMS_ARE_ZERO);
+  if (debug) kiln::add_option(*module, kiln::OPTION_DEBUG);
   std::string error;
   kiln_module *m = kiln::wrap_module(std::move(context), std::move(module), KILN_MODULE_OBJECT, error);
   if (!m) {

@@ -247,7 +247,8 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   std::string error;
   std::unique_ptr<Module> m = kiln::copy_module(*executable->module, *context, error);
   if (!m) return fail(error);
-  if (!kiln::link_builtin_library(*m, error) || !kiln::lower_opaque_types(*m, error)) {
+  if (!kiln::link_builtin_library(*m, error) || !kiln::lower_opaque_types(*m, error) ||
+      !kiln::lower_device_enqueue(*m, error)) {
     m.reset();
     return fail(error);
   }

@@ -29,6 +29,7 @@
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/idle_work_items.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
+#include "device/cpu/device_enqueue_symbols.h"
 
 #include <llvm/Analysis/TargetTransformInfoImpl.h>
 #include <llvm/Analysis/UniformityAnalysis.h>
@@ -65,6 +66,8 @@ namespace {
 [[maybe_unused]] const bool address_space_host_registered = (kiln_address_space_host_register(), true);
 // Likewise the pipe functions clang calls (builtins/pipe_host.c).
 [[maybe_unused]] const bool pipe_host_registered = (kiln_pipe_host_register(), true);
+// And the device-side enqueue functions (device/cpu/device_enqueue.c).
+[[maybe_unused]] const bool device_enqueue_registered = (kiln_device_enqueue_register(), true);
 
 // The values a work-item intrinsic stands for, per dimension, at the current iteration.
 struct WorkItemValues {
@@ -873,6 +876,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
       case KILN_ARG_CONSTANT_PTR:
       case KILN_ARG_SAMPLER:  // its bits, as a pointer (opaque_types.cpp)
       case KILN_ARG_PIPE:     // its struct kiln_pipe
+      case KILN_ARG_QUEUE:    // its struct kiln_device_queue
         call_args.push_back(b.CreateAlignedLoad(param->getType(), slot, Align(8)));
         break;
       case KILN_ARG_IMAGE: {

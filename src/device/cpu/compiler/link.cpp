@@ -4,6 +4,7 @@
 // bitcode takes tens of milliseconds). The library itself is linked in by the JIT
 // (link_builtin_library), when the code is generated, one shard (family) at a time.
 #include "device/cpu/builtins/pipe_host.h"
+#include "device/cpu/device_enqueue_symbols.h"
 #include "device/cpu/builtins/printf_host.h"
 #include "device/cpu/compiler/builtins_ref.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
@@ -169,7 +170,8 @@ static int link_modules(kiln_module *const *inputs, size_t num_inputs, const cha
       StringRef name = f.getName();
       if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty() || kiln::is_work_item_intrinsic(name) ||
           name == KILN_INTRINSIC_BARRIER || name == KILN_PRINTF_HOST_SYMBOL || builtin_library_defines(name) ||
-          kiln::is_opaque_type_conversion(name) || kiln_pipe_host_defines(name.str().c_str()))
+          kiln::is_opaque_type_conversion(name) || kiln_pipe_host_defines(name.str().c_str()) ||
+          kiln_device_enqueue_is_clang_entry(name.str().c_str()))
         continue;
       std::string demangled = demangle(name.str());
       s.log += "error: undefined function " + demangled + (demangled != name ? " (" + name.str() + ")" : "") + "\n";

@@ -3,6 +3,7 @@
 #include "device/cpu/compiler/compiler_internal.hpp"
 
 #include "device/cpu/compiler/module_binary.h"
+#include "device/cpu/device_enqueue_symbols.h"
 
 #include <CL/cl.h>
 #include <llvm/ADT/SCCIterator.h>
@@ -96,6 +97,36 @@ bool calls_barrier(Function &kernel) {
   for (Function *f : reachable_functions(kernel))
     if (is_barrier_name(f->getName())) return true;
   return calls_collective(kernel);
+}
+
+// Device-side enqueue (device/cpu/device_enqueue.h): clang's enqueue_kernel and kernel
+// query entry points, and the library's enqueue_marker, get_default_queue and event
+// functions, by (mangled) name.
+static bool is_enqueue_name(StringRef name) {
+  if (kiln_device_enqueue_is_clang_entry(name.str().c_str())) return true;
+  static const char *const library[] = {"enqueue_marker", "get_default_queue", "retain_event", "release_event",
+                                        "create_user_event", "is_valid_event", "set_user_event_status",
+                                        "capture_event_profiling_info"};
+  if (!name.consume_front("_Z")) return false;
+  name = name.drop_while([](char c) { return c >= '0' && c <= '9'; });
+  for (const char *function : library)
+    if (name.starts_with(function)) return true;
+  return false;
+}
+
+static bool calls_enqueue(Function &kernel) {
+  for (Function *f : reachable_functions(kernel))
+    if (is_enqueue_name(f->getName())) return true;
+  return false;
+}
+
+// The kernel clang makes of a block passed to enqueue_kernel: __<kernel>_block_invoke[_N]_kernel,
+// without argument metadata; its parameters are the block literal (generic) and a __local
+// pointer per local-memory size the enqueue passes.
+static bool is_block_kernel(const Function &f) {
+  StringRef name = f.getName();
+  return !f.getMetadata("kernel_arg_addr_space") && name.starts_with("__") && name.contains("_block_invoke") &&
+         name.ends_with("_kernel");
 }
 
 // Loops as the source wrote them: the front end runs no LLVM pass, so a loop of constant
@@ -236,7 +267,8 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
   const MDNode *quals = f.getMetadata("kernel_arg_type_qual");
   const MDNode *names = f.getMetadata("kernel_arg_name");
   unsigned n = f.arg_size();
-  if (n && (!addr || addr->getNumOperands() != n)) {
+  bool block = is_block_kernel(f);
+  if (n && !block && (!addr || addr->getNumOperands() != n)) {
     error = "kernel " + f.getName().str() + " lacks argument metadata";
     return false;
   }
@@ -251,7 +283,16 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
     StringRef type_name = md_string(types, i);
     uint64_t slot_size = 8, slot_align = 8;
     auto *opaque = dyn_cast<TargetExtType>(arg->getType());
-    if (opaque && opaque->getName() == "spirv.Image") {  // __global in the metadata, a view in the block
+    if (block) {  // the literal's address, then __local pointers (device_enqueue.c fills them in)
+      a.kind = i == 0 ? KILN_ARG_GLOBAL_PTR : KILN_ARG_LOCAL_PTR;
+      a.address_qualifier = i == 0 ? CL_KERNEL_ARG_ADDRESS_PRIVATE : CL_KERNEL_ARG_ADDRESS_LOCAL;
+      a.size = i == 0 ? sizeof(void *) : 0;
+      type_name = "void*";
+    } else if (opaque && opaque->getName() == "spirv.Queue") {  // its struct kiln_device_queue
+      a.kind = KILN_ARG_QUEUE;
+      a.address_qualifier = CL_KERNEL_ARG_ADDRESS_PRIVATE;
+      a.size = sizeof(cl_command_queue);
+    } else if (opaque && opaque->getName() == "spirv.Image") {  // __global in the metadata, a view in the block
       a.kind = KILN_ARG_IMAGE;
       a.address_qualifier = CL_KERNEL_ARG_ADDRESS_GLOBAL;
       a.size = sizeof(cl_mem);
@@ -321,6 +362,8 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
   d.uses_work_group_scratch = calls_collective(f);
   d.uses_printf = calls_printf(f);
   d.has_loops = has_loops(f);
+  d.is_block = block;
+  d.enqueues = calls_enqueue(f);
   std::string attributes;
   if (const MDNode *r = f.getMetadata("reqd_work_group_size")) {
     for (unsigned i = 0; i < 3; i++) d.reqd_work_group_size[i] = md_int(r, i, 1);
@@ -411,6 +454,8 @@ const struct kiln_kernel_desc *kiln_module_kernel(const kiln_module *module, siz
 }
 
 uint64_t kiln_module_global_variable_bytes(const kiln_module *module) { return module->global_bytes; }
+
+bool kiln_module_has_debug_option(const kiln_module *module) { return has_option(*module->module, OPTION_DEBUG); }
 
 int kiln_module_serialize(const kiln_module *module, void **bytes, size_t *size) {
   SmallVector<char, 0> buffer;

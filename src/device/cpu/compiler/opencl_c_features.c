@@ -18,6 +18,7 @@ static const struct kiln_opencl_c_macro macros[] = {
     {"__opencl_c_work_group_collective_functions", true, false, false}, /* builtins/work_group.cl */
     {"__opencl_c_subgroups", true, true, false},                         /* builtins/subgroups.cl */
     {"__opencl_c_pipes", true, true, false},                             /* device/cpu/pipe.h */
+    {"__opencl_c_device_enqueue", true, true, false},                    /* device/cpu/device_enqueue.h */
     /* cl_khr_integer_dot_product's features: its functions are declared under them. */
     {"__opencl_c_integer_dot_product_input_4x8bit", true, false, true},
     {"__opencl_c_integer_dot_product_input_4x8bit_packed", true, false, true},

@@ -19,7 +19,7 @@ struct kiln_opencl_c_macro {
   const char *name;
   bool feature;          /* an optional OpenCL C 3.0 feature (CL_DEVICE_OPENCL_C_FEATURES) */
   bool defined_by_clang; /* clang defines it from KILN_CLANG_CL_EXT; else the front end's -D */
-  bool all_versions;     /* also for -cl-std=CL1.x (else OpenCL C 3.0 only) */
+  bool all_versions;     /* also for -cl-std=CL1.x (else OpenCL C 2.0 and 3.0 only) */
 };
 
 /* Every macro, features first; *count receives the number. */

@@ -23,7 +23,7 @@ static const char *const passthrough_math[] = {
     "-cl-finite-math-only",
 };
 /* Accepted, no effect on this device. */
-static const char *const ignored_compile[] = {"-cl-strict-aliasing", "-g"};
+static const char *const ignored_compile[] = {"-cl-strict-aliasing"};
 
 static bool in_list(const char *s, const char *const *list, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -130,15 +130,6 @@ void kiln_cl_options_free(struct kiln_cl_options *o) {
   o->num_cc1_args = 0;
 }
 
-/* Why -cl-std=CL2.0 is refused: the spec lets a build name only versions in
- * CL_DEVICE_OPENCL_C_ALL_VERSIONS, and OpenCL C 2.0 makes features mandatory that
- * Kiln lacks. */
-#define NO_OPENCL_C_2_0                                                                                   \
-  "OpenCL C 2.0 is not in CL_DEVICE_OPENCL_C_ALL_VERSIONS (1.0, 1.1, 1.2, 3.0): it requires "          \
-  "device-side enqueue, which this device does not support; build with -cl-std=CL3.0, which has the "    \
-  "optional features listed in CL_DEVICE_OPENCL_C_FEATURES (pipes, the generic address space, "          \
-  "work-group collective functions, program-scope global variables, ...)"
-
 /* One option at tokens[*i]; advances *i past a separate argument. Returns 0, 1 (invalid,
  * *bad set, and *why when there is more to say than "invalid") or -1 (out of memory). */
 static int parse_one(struct tokens *t, size_t *i, enum kiln_option_set set, struct kiln_cl_options *o,
@@ -162,9 +153,8 @@ static int parse_one(struct tokens *t, size_t *i, enum kiln_option_set set, stru
     return push_arg(o, flag, NULL) || push_arg(o, value, NULL) ? -1 : 0;
   }
   if (compile && strncmp(s, "-cl-std=", 8) == 0) {
-    static const char *const stds[] = {"CL1.0", "CL1.1", "CL1.2", "CL3.0"}; /* no OpenCL C 2.0 */
-    if (strcmp(s + 8, "CL2.0") == 0) *why = NO_OPENCL_C_2_0;
-    else *why = "unknown OpenCL C version (this device accepts CL1.0, CL1.1, CL1.2 and CL3.0)";
+    static const char *const stds[] = {"CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0"};
+    *why = "unknown OpenCL C version (this device accepts CL1.0, CL1.1, CL1.2, CL2.0 and CL3.0)";
     if (!IN_LIST(s + 8, stds)) return 1;
     *why = NULL;
     snprintf(o->std, sizeof o->std, "%s", s + 8);
@@ -172,6 +162,10 @@ static int parse_one(struct tokens *t, size_t *i, enum kiln_option_set set, stru
   }
   if (compile && IN_LIST(s, passthrough_compile)) return push_arg(o, s, NULL) ? -1 : 0;
   if (compile && IN_LIST(s, ignored_compile)) return 0;
+  if (compile && strcmp(s, "-g") == 0) { /* enqueue_kernel's detailed errors (device_enqueue.cpp) */
+    o->debug = true;
+    return 0;
+  }
   if (compile && strcmp(s, "-cl-opt-disable") == 0) {
     o->opt_disable = true;
     return 0;

@@ -22,6 +22,7 @@ struct kiln_cl_options {
   size_t num_cc1_args;
   char std[8];     /* "CL1.2" when not given */
   bool opt_disable;
+  bool debug;      /* -g */
   bool kernel_arg_info;
   bool create_library;
   bool enable_link_options;
