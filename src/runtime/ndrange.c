@@ -13,6 +13,7 @@
 #include "runtime/program.h"
 #include "runtime/queue.h"
 
+#include "device/cpu/device_enqueue.h"
 #include "device/cpu/ndrange_executor.h"
 #include "device/cpu/topology.h"
 #include "device/cpu/worker_pool.h"
@@ -244,8 +245,12 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   if (kernel->too_many_image_args) return CL_OUT_OF_RESOURCES;
   uint64_t local_bytes = kiln_kernel_local_mem_layout(kernel, NULL);
   if (local_bytes > limits->local_mem_size) return CL_OUT_OF_RESOURCES;
-  /* Private memory is on the stack of the thread running the launcher. */
-  if (!kiln_worker_pool_stack_fits(kernel->profile.stack_bytes)) return CL_OUT_OF_RESOURCES;
+  /* Private memory is on the stack of the thread running the launcher (which, for a kernel
+   * that enqueues kernels, runs theirs too). */
+  uint64_t stack_bytes = kernel->profile.stack_bytes;
+  if (kernel->profile.enqueue && kernel->profile.enqueue->stack_bytes > stack_bytes)
+    stack_bytes = kernel->profile.enqueue->stack_bytes;
+  if (!kiln_worker_pool_stack_fits(stack_bytes)) return CL_OUT_OF_RESOURCES;
 
   /* An empty launch completes like a marker once its dependencies have. */
   struct kiln_command *command = kiln_command_sink_create(sink, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);
@@ -290,7 +295,7 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   size_t batches = plan_batches(launch, kernel, sink->queue);
   if (uses_printf) kiln_printf_buffer_init(launch->printf_buffer, KILN_PRINTF_BUFFER_SIZE, batches);
   kiln_command_set_launch(command, launch, batches);
-  kiln_command_set_stack(command, kernel->profile.stack_bytes);
+  kiln_command_set_stack(command, stack_bytes);
   return kiln_command_sink_take_ndrange(sink, command, &call);
 }
 

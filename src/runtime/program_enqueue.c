@@ -47,6 +47,7 @@ cl_int kiln_program_enqueue_table_locked(cl_program program) {
     block->preferred_multiple = (uint32_t)limits->preferred_multiple;
     for (int d = 0; d < 3; d++) block->max_work_item_sizes[d] = (uint32_t)limits->max_work_item_sizes[d];
     block->uniform_work_groups = uniform;
+    if (block->profile.stack_bytes > table->stack_bytes) table->stack_bytes = block->profile.stack_bytes;
   }
   program->enqueue = table;
   return CL_SUCCESS;

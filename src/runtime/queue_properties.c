@@ -28,9 +28,13 @@ static cl_int parse_bitfield(cl_command_queue_properties bits, bool allow_device
     /* ON_DEVICE_DEFAULT needs ON_DEVICE, ON_DEVICE needs out-of-order: otherwise not valid. */
     if ((bits & CL_QUEUE_ON_DEVICE_DEFAULT) && !(bits & CL_QUEUE_ON_DEVICE)) return CL_INVALID_VALUE;
     if (!(bits & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) return CL_INVALID_VALUE;
-    /* A device queue has no extension behaviour (placement, recording, scheduling). */
-    if (unknown) return CL_INVALID_QUEUE_PROPERTIES;
     cfg->properties = bits & known;
+    /* A device queue has no extension behaviour (placement, recording, scheduling): bits
+     * an extension knows are refused, with its own error if it has one for them. */
+    if (unknown) {
+      cl_int err = ask_extensions(CL_QUEUE_PROPERTIES, unknown, cfg);
+      return err == CL_SUCCESS ? CL_INVALID_QUEUE_PROPERTIES : err;
+    }
     return CL_SUCCESS;
   }
   cfg->properties = bits & core_bits; /* extension parsers may refuse combinations with these */

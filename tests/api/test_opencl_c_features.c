@@ -1,7 +1,7 @@
 /* OpenCL C versions, optional features and extension macros, through the loader: what
  * CL_DEVICE_OPENCL_C_FEATURES, CL_DEVICE_OPENCL_C_ALL_VERSIONS and CL_DEVICE_EXTENSIONS
- * report is exactly what a kernel sees as macros; -cl-std=CL2.0 is refused with a log
- * that names the option and says why; cl_khr_integer_dot_product's queries; and the
+ * report is exactly what a kernel sees as macros (under OpenCL C 2.0 and 3.0); a refused
+ * option's log names it and says why; cl_khr_integer_dot_product's queries; and the
  * single-precision configuration's correctly rounded division and sqrt. */
 #include "builtins_harness.h"
 
@@ -135,11 +135,11 @@ static bool from_2_0(const char *extension) { return strncmp(extension, "cl_khr_
 
 static void test_extension_macros_every_version(void **state) {
   struct kiln_test_env *env = *state;
-  static const char *const stds[] = {BT_CL12, "-cl-std=CL1.2", BT_CL30};
+  static const char *const stds[] = {BT_CL12, "-cl-std=CL1.2", "-cl-std=CL2.0", BT_CL30};
   for (size_t e = 0; e < sizeof language_extensions / sizeof *language_extensions; e++) {
     bool listed = kiln_test_extension_listed(env->device, language_extensions[e]);
     for (size_t s = 0; s < sizeof stds / sizeof *stds; s++)
-      if (build_macro_probe(env, language_extensions[e], listed && (strcmp(stds[s], BT_CL30) == 0 || !from_2_0(language_extensions[e])),
+      if (build_macro_probe(env, language_extensions[e], listed && (s >= 2 || !from_2_0(language_extensions[e])),
                             stds[s]) != CL_SUCCESS)
         fail_msg("%s: listed %d, but its macro disagrees under \"%s\"", language_extensions[e], listed, stds[s]);
   }
@@ -168,9 +168,16 @@ static void test_versions(void **state) {
     has_2_0 |= CL_VERSION_MAJOR(versions[i].version) == 2;
     has_1_2 |= versions[i].version == CL_MAKE_VERSION(1, 2, 0);
   }
-  assert_true(has_3_0 && has_1_2);
-  assert_false(has_2_0); /* no device-side enqueue */
+  assert_true(has_3_0 && has_2_0 && has_1_2);
   free(versions);
+  /* OpenCL C 2.0 has every feature reported (its mandatory ones among them). */
+  size_t feature_count;
+  cl_name_version *features = query_versions(env->device, CL_DEVICE_OPENCL_C_FEATURES, &feature_count);
+  for (size_t i = 0; i < feature_count; i++)
+    if (build_macro_probe(env, features[i].name, true, "-cl-std=CL2.0") != CL_SUCCESS)
+      fail_msg("%s is reported but not defined under -cl-std=CL2.0", features[i].name);
+  free(features);
+  assert_cl_success(build_macro_probe(env, "__opencl_c_device_enqueue", true, "-cl-std=CL2.0"));
   char version[64] = "";
   assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_OPENCL_C_VERSION, sizeof version, version, NULL));
   assert_int_equal(0, strncmp(version, "OpenCL C 1.2 ", 13)); /* the highest 1.x, as 3.0 devices report */
@@ -201,8 +208,6 @@ static void expect_refused(struct kiln_test_env *env, const char *options, const
 
 static void test_refused_options_explained(void **state) {
   struct kiln_test_env *env = *state;
-  expect_refused(env, "-cl-std=CL2.0", "'-cl-std=CL2.0'", "requires device-side enqueue");
-  expect_refused(env, "-cl-std=CL2.0", "'-cl-std=CL2.0'", "-cl-std=CL3.0");
   expect_refused(env, "-cl-std=CL4.0", "'-cl-std=CL4.0'", "unknown OpenCL C version");
   expect_refused(env, "-cl-mad-enable -no-such-option", "'-no-such-option'", "not an OpenCL compiler");
   expect_refused(env, "-create-library", "'-create-library'", "clLinkProgram");

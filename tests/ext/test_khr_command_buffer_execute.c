@@ -4,8 +4,8 @@
  * buffer, a sync-point DAG replayed with new input each time, barriers, 2-D and 3-D
  * NDRanges with offsets, a kernel of many work-groups, the event an enqueue returns
  * (type, profiling, user-event gating), ordering with ordinary commands on in-order and
- * out-of-order queues, the extension specification's sample, and the four image commands
- * with a kernel taking an image and a sampler. */
+ * out-of-order queues, the extension specification's sample, the four image commands
+ * with a kernel taking an image and a sampler, and a kernel that enqueues kernels. */
 #include "khr_command_buffer_test.h"
 
 #include <unistd.h>
@@ -326,6 +326,50 @@ static void test_kernel_arguments_captured(void **state) {
   assert_cl_success(clReleaseMemObject(a));
   assert_cl_success(clReleaseMemObject(c));
   assert_cl_success(clReleaseMemObject(r));
+}
+
+/* CL_COMMAND_BUFFER_CAPABILITY_DEVICE_SIDE_ENQUEUE_KHR: a recorded kernel that enqueues
+ * kernels runs with them at every replay (the replay's command completes after its
+ * children), and two replays in flight at once (simultaneous use) keep theirs apart. */
+static void test_device_side_enqueue(void **state) {
+  struct kiln_test_env *env = *state;
+  const char *enqueue_source =
+      "kernel void parent(global int *p, queue_t q) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  enqueue_kernel(q, CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(4), ^{ p[i * 4 + get_global_id(0)] += 1; });\n"
+      "}\n";
+  cl_int err;
+  cl_program enqueueing = clCreateProgramWithSource(env->context, 1, &enqueue_source, NULL, &err);
+  assert_cl_success(err);
+  assert_cl_success(clBuildProgram(enqueueing, 1, &env->device, "-cl-std=CL2.0", NULL, NULL));
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+  cl_command_queue device_queue = clCreateCommandQueueWithProperties(env->context, env->device, props, &err);
+  assert_cl_success(err);
+  enum { N = 64 };
+  cl_mem p = kcb_buffer(env->context, 4 * N * sizeof(cl_int));
+  cl_int zeros[4 * N] = {0}, got[4 * N];
+  kcb_write(env->queue, p, sizeof zeros, zeros);
+  cl_kernel parent = kcb_kernel(enqueueing, "parent");
+  kcb_arg_mem(parent, 0, p);
+  assert_cl_success(clSetKernelArg(parent, 1, sizeof device_queue, &device_queue));
+  cl_command_buffer_khr cb = kcb_create(env->queue, CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR);
+  const size_t global = N;
+  assert_cl_success(kcb.clCommandNDRangeKernelKHR(cb, NULL, NULL, parent, 1, NULL, &global, NULL, 0, NULL, NULL, NULL));
+  assert_cl_success(kcb.clFinalizeCommandBufferKHR(cb));
+  assert_cl_success(clReleaseKernel(parent));
+  assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, NULL));
+  kcb_read(env->queue, p, sizeof got, got);
+  for (int i = 0; i < 4 * N; i++) assert_int_equal(1, got[i]);
+  cl_event replays[2];
+  for (int i = 0; i < 2; i++) assert_cl_success(kcb.clEnqueueCommandBufferKHR(0, NULL, cb, 0, NULL, &replays[i]));
+  assert_cl_success(clWaitForEvents(2, replays));
+  for (int i = 0; i < 2; i++) assert_cl_success(clReleaseEvent(replays[i]));
+  kcb_read(env->queue, p, sizeof got, got);
+  for (int i = 0; i < 4 * N; i++) assert_int_equal(3, got[i]);
+  assert_cl_success(kcb.clReleaseCommandBufferKHR(cb));
+  assert_cl_success(clReleaseMemObject(p));
+  assert_cl_success(clReleaseCommandQueue(device_queue));
+  assert_cl_success(clReleaseProgram(enqueueing));
 }
 
 /* The command buffer holds the memory objects its commands use, and the kernels: the
@@ -992,6 +1036,7 @@ int main(void) {
       KCB_TEST(test_in_order_queue_ordering),
       KCB_TEST(test_out_of_order_queue),
       KCB_TEST(test_specification_sample),
+      KCB_TEST(test_device_side_enqueue),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

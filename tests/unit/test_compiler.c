@@ -160,8 +160,8 @@ static void feature_macros(void **state) {
       "#if !defined(__opencl_c_pipes) || !defined(__opencl_c_generic_address_space)\n#error missing\n#endif\n"
       "#if !defined(__opencl_c_images) || !defined(__opencl_c_read_write_images) || "
       "!defined(__opencl_c_3d_image_writes) || !defined(__IMAGE_SUPPORT__)\n#error missing\n#endif\n"
-      "#if !defined(__opencl_c_subgroups) || defined(__opencl_c_device_enqueue) || "
-      "!defined(__opencl_c_work_group_collective_functions)\n#error unexpected\n#endif\n"
+      "#if !defined(__opencl_c_subgroups) || !defined(__opencl_c_device_enqueue) || "
+      "!defined(__opencl_c_work_group_collective_functions)\n#error missing\n#endif\n"
       "#if !defined(__opencl_c_program_scope_global_variables) || !defined(cl_khr_global_int32_base_atomics)\n"
       "#error missing\n#endif\n"
       "__kernel void k(__global double *d) { d[0] = 1.0; }\n";

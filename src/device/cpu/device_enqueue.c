@@ -36,9 +36,7 @@ struct device_ndrange {
 };
 
 struct kiln_device_event {
-  struct kiln_enqueue_scope *scope; /* is_valid_event: one of the running scope's */
-  struct kiln_device_event *scope_next;
-  int refs;                         /* the kernels' references; 0: released */
+  int refs;                         /* the kernels' references; 0: released or never used */
   int status;                       /* CL_SUBMITTED, CL_RUNNING, CL_COMPLETE or negative */
   bool user;
   uint64_t start_ns, end_ns, complete_ns;
@@ -60,13 +58,22 @@ struct kiln_enqueue_command {
   struct kiln_printf_buffer printf_buffer;
 };
 
+/* A scope's events live in slabs it frees at its end, so that any value a kernel passes
+ * as a clk_event_t can be checked (is_valid_event, wait lists) without reading through it. */
+#define EVENTS_PER_SLAB 64u
+struct event_slab {
+  struct event_slab *next;
+  unsigned used;
+  struct kiln_device_event events[EVENTS_PER_SLAB];
+};
+
 struct kiln_enqueue_scope {
   pthread_mutex_t lock;
   const struct kiln_enqueue_program *program;
   struct kiln_device_queue *default_queue; /* held, or NULL */
   struct kiln_enqueue_command *pending_head, *pending_tail;
   struct kiln_enqueue_command *finished;   /* children that ran, freed with the scope */
-  struct kiln_device_event *events;        /* every event, freed with the scope */
+  struct event_slab *slabs;                /* every event, newest slab first */
   unsigned live_events;
   struct kiln_worker_limit *limit;
   unsigned lane;
@@ -119,14 +126,16 @@ struct kiln_device_queue *kiln_default_device_queue_get(struct kiln_default_devi
 
 static struct kiln_device_event *event_create_locked(struct kiln_enqueue_scope *scope, bool user) {
   if (scope->live_events >= KILN_MAX_ON_DEVICE_EVENTS) return NULL;
-  struct kiln_device_event *event = calloc(1, sizeof *event);
-  if (!event) return NULL;
-  event->scope = scope;
+  if (!scope->slabs || scope->slabs->used == EVENTS_PER_SLAB) {
+    struct event_slab *slab = calloc(1, sizeof *slab);
+    if (!slab) return NULL;
+    slab->next = scope->slabs;
+    scope->slabs = slab;
+  }
+  struct kiln_device_event *event = &scope->slabs->events[scope->slabs->used++];
   event->refs = 1;
   event->status = CL_SUBMITTED;
   event->user = user;
-  event->scope_next = scope->events;
-  scope->events = event;
   scope->live_events++;
   return event;
 }
@@ -138,8 +147,14 @@ static void capture_locked(struct kiln_device_event *event) {
   event->capture = NULL;
 }
 
+/* One of the scope's events, not released (scope lock held). */
 static bool event_valid(const struct kiln_enqueue_scope *scope, const struct kiln_device_event *event) {
-  return event && event->scope == scope && event->refs > 0;
+  uintptr_t p = (uintptr_t)event;
+  for (const struct event_slab *slab = scope->slabs; slab; slab = slab->next) {
+    uintptr_t first = (uintptr_t)slab->events, end = (uintptr_t)(slab->events + slab->used);
+    if (p >= first && p < end) return (p - first) % sizeof *event == 0 && event->refs > 0;
+  }
+  return false;
 }
 
 /* Commands (scope lock held). */
@@ -243,9 +258,9 @@ int kiln_device_enqueue_run(const struct kiln_ndrange_launch *launch, size_t bat
     kiln_device_queue_release(c->queue);
     free(c);
   }
-  for (struct kiln_device_event *e = scope.events, *n; e; e = n) {
-    n = e->scope_next;
-    free(e);
+  for (struct event_slab *slab = scope.slabs, *n; slab; slab = n) {
+    n = slab->next;
+    free(slab);
   }
   kiln_device_queue_release(scope.default_queue);
   pthread_mutex_destroy(&scope.lock);
@@ -365,6 +380,7 @@ static int enqueue_kernel(void *queue, uint32_t flags, const struct device_ndran
     local_bytes = align_up(local_bytes, KILN_LOCAL_MEM_ALIGN) + local_sizes[i];
   }
   if (local_bytes > program->local_mem_size) return CLK_OUT_OF_RESOURCES;
+  if (!kiln_worker_pool_stack_fits(block->profile.stack_bytes)) return CLK_OUT_OF_RESOURCES;
 
   /* One block: the command, its argument block, the block literal, the wait list. */
   uint32_t literal_size = *(const uint32_t *)literal;
@@ -449,18 +465,29 @@ static int host_enqueue_marker(void *queue, uint32_t num_events, void *const *wa
 
 static void *host_default_queue(void) { return current ? current->scope->default_queue : NULL; }
 
+/* The event functions act on one of the running scope's events, under its lock; on
+ * anything else they do nothing (the spec leaves that undefined). */
+static struct kiln_enqueue_scope *lock_for(const struct kiln_device_event *event) {
+  if (!current) return NULL;
+  struct kiln_enqueue_scope *scope = current->scope;
+  pthread_mutex_lock(&scope->lock);
+  if (event_valid(scope, event)) return scope;
+  pthread_mutex_unlock(&scope->lock);
+  return NULL;
+}
+
 static void host_retain_event(struct kiln_device_event *event) {
-  if (!current || !event_valid(current->scope, event)) return;
-  pthread_mutex_lock(&current->scope->lock);
+  struct kiln_enqueue_scope *scope = lock_for(event);
+  if (!scope) return;
   event->refs++;
-  pthread_mutex_unlock(&current->scope->lock);
+  pthread_mutex_unlock(&scope->lock);
 }
 
 static void host_release_event(struct kiln_device_event *event) {
-  if (!current || !event_valid(current->scope, event)) return;
-  pthread_mutex_lock(&current->scope->lock);
-  if (--event->refs == 0) current->scope->live_events--;
-  pthread_mutex_unlock(&current->scope->lock);
+  struct kiln_enqueue_scope *scope = lock_for(event);
+  if (!scope) return;
+  if (--event->refs == 0) scope->live_events--;
+  pthread_mutex_unlock(&scope->lock);
 }
 
 static void *host_create_user_event(void) {
@@ -473,26 +500,29 @@ static void *host_create_user_event(void) {
 }
 
 static int host_is_valid_event(struct kiln_device_event *event) {
-  return current && event_valid(current->scope, event);
+  struct kiln_enqueue_scope *scope = lock_for(event);
+  if (scope) pthread_mutex_unlock(&scope->lock);
+  return scope != NULL;
 }
 
 static void host_set_user_event_status(struct kiln_device_event *event, int status) {
-  if (!current || !event_valid(current->scope, event) || !event->user) return;
   if (status != CL_COMPLETE && status >= 0) return;
-  pthread_mutex_lock(&current->scope->lock);
-  if (event->status > CL_COMPLETE) {
+  struct kiln_enqueue_scope *scope = lock_for(event);
+  if (!scope) return;
+  if (event->user && event->status > CL_COMPLETE) {
     event->status = status;
     event->end_ns = event->complete_ns = now_ns();
   }
-  pthread_mutex_unlock(&current->scope->lock);
+  pthread_mutex_unlock(&scope->lock);
 }
 
 static void host_capture_profiling(struct kiln_device_event *event, int name, uint64_t *value) {
-  if (!current || !event_valid(current->scope, event) || name != CLK_PROFILING_COMMAND_EXEC_TIME || !value) return;
-  pthread_mutex_lock(&current->scope->lock);
+  if (name != CLK_PROFILING_COMMAND_EXEC_TIME || !value) return;
+  struct kiln_enqueue_scope *scope = lock_for(event);
+  if (!scope) return;
   event->capture = value;
   if (event->status <= CL_COMPLETE) capture_locked(event);
-  pthread_mutex_unlock(&current->scope->lock);
+  pthread_mutex_unlock(&scope->lock);
 }
 
 static uint32_t host_block_query(uint32_t kernel_index, uint32_t which, const struct device_ndrange *nd) {

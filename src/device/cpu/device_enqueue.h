@@ -83,6 +83,7 @@ struct kiln_enqueue_program {
   struct kiln_block_kernel *kernels;
   struct kiln_default_device_queue *default_queue;
   uint64_t local_mem_size; /* CL_DEVICE_LOCAL_MEM_SIZE */
+  uint64_t stack_bytes;    /* the most any block kernel's code needs: the thread running a tree needs it too */
   bool detailed_errors;    /* built with -g: enqueues return why they failed (else CLK_ENQUEUE_FAILURE) */
 };
 

@@ -47,10 +47,12 @@ static inline bool kiln_command_buffer_is_valid(cl_command_buffer_khr command_bu
   return kiln_object_is_valid(command_buffer, KILN_OBJECT_COMMAND_BUFFER);
 }
 
-/* The device's command-buffer capabilities and queue-property rules. */
+/* The device's command-buffer capabilities and queue-property rules. A replayed kernel
+ * that enqueues kernels runs with them like a submitted one (kiln_execution_run_launch). */
 #define KILN_COMMAND_BUFFER_CAPABILITIES                                                                   \
   ((cl_device_command_buffer_capabilities_khr)(CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR |          \
-                                               CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR))
+                                               CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR |             \
+                                               CL_COMMAND_BUFFER_CAPABILITY_DEVICE_SIDE_ENQUEUE_KHR))
 #define KILN_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES ((cl_command_queue_properties)0)
 #define KILN_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES \
   ((cl_command_queue_properties)(CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))

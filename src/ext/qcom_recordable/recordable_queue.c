@@ -10,12 +10,12 @@
 
 /* CL_QUEUE_RECORDABLE_QCOM "may not be combined with CL_QUEUE_PROFILING_ENABLE,
  * CL_QUEUE_ON_DEVICE, or CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE": such a combination is
- * not a valid property value (CL_INVALID_VALUE). (On-device bits are refused by the core
- * in any case: Kiln has no device queues.) */
+ * not a valid property value (CL_INVALID_VALUE). */
 static cl_int parse_recordable(cl_queue_properties name, cl_queue_properties value, struct kiln_queue_config *cfg) {
   if (name != CL_QUEUE_PROPERTIES || !(value & CL_QUEUE_RECORDABLE_QCOM)) return KILN_QUEUE_PROPERTY_NOT_MINE;
   if (value & ~(cl_queue_properties)CL_QUEUE_RECORDABLE_QCOM) return CL_INVALID_VALUE; /* other unknown bits */
-  if (cfg->properties & (CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) return CL_INVALID_VALUE;
+  if (cfg->properties & (CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_ON_DEVICE))
+    return CL_INVALID_VALUE;
   cfg->recordable = true; /* its recordings attach to it */
   return CL_SUCCESS;
 }

@@ -129,7 +129,7 @@ cl_int kiln_recording_append(cl_recording_qcom recording, const struct kiln_ndra
                              struct kiln_command *command) {
   if (recording->ended) return CL_INVALID_OPERATION; /* ended while the enqueue was validated */
   /* "Kernel Enqueue Kernel and printf features are not supported with this extension." */
-  if (call->kernel->desc->uses_printf) return CL_INVALID_OPERATION;
+  if (call->kernel->desc->uses_printf || call->kernel->desc->enqueues) return CL_INVALID_OPERATION;
   if (recording->count == KILN_RECORDING_MAX_DISPATCHES) return CL_INVALID_OPERATION; /* the recording is full */
   if (recording->count == recording->capacity) {
     size_t capacity = recording->capacity ? 2 * recording->capacity : 16;

@@ -15,7 +15,7 @@ typedef struct {
   size_t globalWorkSize[MAX_WORK_DIM];
   size_t localWorkSize[MAX_WORK_DIM];
 } ndrange_t;
-typedef uint clk_profiling_info;
+typedef int clk_profiling_info;
 
 queue_t __kiln_default_queue(void);
 int __kiln_enqueue_marker(queue_t queue, uint num_events, const clk_event_t *wait_list, clk_event_t *event_ret);

@@ -54,12 +54,23 @@ class OpaqueTypeMapper : public ValueMapTypeRemapper {
 
  private:
   // Opaque types cannot be struct members or vector elements in OpenCL C, but private
-  // arrays of event_t exist: arrays and function types are rebuilt, nothing else.
+  // arrays of event_t exist, and a block literal (an unnamed packed struct) holds the
+  // queue_t and clk_event_t values its block captures: arrays, unnamed structs and
+  // function types are rebuilt, nothing else.
   Type *map(Type *t) {
     if (auto *ext = dyn_cast<TargetExtType>(t)) return ext->getName().starts_with("spirv.") ? pointer_ : t;
     if (auto *array = dyn_cast<ArrayType>(t)) {
       Type *element = remapType(array->getElementType());
       return element == array->getElementType() ? t : ArrayType::get(element, array->getNumElements());
+    }
+    if (auto *st = dyn_cast<StructType>(t); st && st->isLiteral()) {
+      bool changed = false;
+      std::vector<Type *> fields;
+      for (Type *f : st->elements()) {
+        fields.push_back(remapType(f));
+        changed |= fields.back() != f;
+      }
+      return changed ? StructType::get(t->getContext(), fields, st->isPacked()) : t;
     }
     if (auto *fn = dyn_cast<FunctionType>(t)) {
       bool changed = false;
