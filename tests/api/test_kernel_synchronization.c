@@ -8,7 +8,8 @@
  * variables (initialized, zero-initialized, written by one launch and read by the next,
  * static variables in functions) and CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE; values of
  * several sizes kept per work-item across barriers, masked tree updates of local arrays;
- * regions whose work-items past a guard on the local id are skipped. */
+ * regions whose work-items past a guard on the local id are skipped; a comparison kept
+ * across a barrier from a widened region into a scalar one. */
 #include "builtins_harness.h"
 
 /* BL: a barrier with the local fence, BG: with the global fence. */
@@ -243,6 +244,37 @@ static void test_mixed_frames_and_masked_local_updates(void **state) {
   check_mixed(*state, 4096, 64);
   check_mixed(*state, 999, 37); /* 27 groups of 37 */
   check_mixed(*state, 64, 1);
+}
+
+/* A comparison kept across a barrier (an i1 in the work-items' frames, a byte each) by a
+ * region the work-item vectorizer widens and read by one it does not (a loop some lanes
+ * leave early): each work-item must read its own answer. Vectors of i1 are bit-packed, so
+ * the widened region once stored 8 or 16 answers in a byte or two and the scalar one read
+ * other work-items' bits. */
+static void test_flags_across_barrier_widened_then_scalar(void **state) {
+  struct kiln_test_env *env = *state;
+  const char *source =
+      "kernel void flags(global int *res, global const int *in) {\n"
+      "  bool big = in[get_global_id(0)] > 5;\n"
+      "  int v = in[get_global_id(0)];\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  for (int i = 0; i < v; i++) {\n"
+      "    if (in[i] == 100) break;\n"
+      "    if (in[i + 1] == 101) return;\n"
+      "    res[get_global_id(0)] += big ? 1 : 2;\n"
+      "  }\n"
+      "}\n";
+  enum { N = 256 };
+  cl_int in[N + 1], res[N];
+  for (int i = 0; i <= N; i++) in[i] = (i * 7) % 11;
+  cl_program program = bt_build(env, source, "");
+  for (size_t local = 4; local <= 64; local *= 2) {
+    memset(res, 0, sizeof res);
+    bt_run(env, program, "flags", N, local, BT_ARGS(BT_OUT(res, sizeof res), BT_IN(in, sizeof in)));
+    for (int i = 0; i < N; i++)
+      if (res[i] != in[i] * (in[i] > 5 ? 1 : 2)) fail_msg("local %zu, work-item %d: %d", local, i, res[i]);
+  }
+  assert_cl_success(clReleaseProgram(program));
 }
 
 /* Regions whose every effect sits behind a guard on the local x id (idle_work_items.cpp:
@@ -496,6 +528,7 @@ int main(void) {
       cmocka_unit_test(test_barrier_2d),            cmocka_unit_test(test_async_copies),
       cmocka_unit_test(test_program_scope_globals), cmocka_unit_test(test_uniform_values_across_barriers),
       cmocka_unit_test(test_mixed_frames_and_masked_local_updates), cmocka_unit_test(test_idle_work_items_skipped),
+      cmocka_unit_test(test_flags_across_barrier_widened_then_scalar),
   };
   return cmocka_run_group_tests(tests, bt_setup, bt_teardown);
 }

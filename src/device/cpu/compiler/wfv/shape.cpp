@@ -198,9 +198,13 @@ bool Shapes::compute(Function &f, std::string &why) {
 
 Access access_kind(Shape pointer, Type *type, const DataLayout &dl) {
   if (pointer.uniform()) return Access::Uniform;
+  // A vector of a type narrower than its bytes (i1: a value live across a barrier, kept in
+  // the work-items' frames one byte each) is bit-packed in memory, so its lanes' bytes
+  // cannot be one vector access.
   if (pointer.affine() && !type->isVectorTy() && !type->isAggregateType() &&
       pointer.stride == (int64_t)dl.getTypeStoreSize(type).getFixedValue() &&
-      dl.getTypeStoreSize(type) == dl.getTypeAllocSize(type))
+      dl.getTypeStoreSize(type) == dl.getTypeAllocSize(type) &&
+      dl.getTypeSizeInBits(type) == dl.getTypeStoreSizeInBits(type))
     return Access::Consecutive;
   return Access::GatherScatter;
 }
