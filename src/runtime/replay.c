@@ -45,7 +45,7 @@ static cl_int run_steps(struct kiln_command *command, unsigned worker_id) {
   for (size_t i = 0; i < execution->step_count; i++) {
     const struct kiln_replay_step *step = &execution->steps[i];
     cl_int status = step->run ? step->run(step->command)
-                              : kiln_execution_run_launch(step->launch, step->batch_count, worker_id, limit, lane);
+                              : kiln_execution_run_launch(step->launch, step->batch_count, worker_id, limit, lane, NULL);
     if (status < 0) return status;
   }
   return CL_SUCCESS;

@@ -47,8 +47,9 @@ static int task_run(struct kiln_execution *execution, unsigned worker_id) {
   mark_running(&submission->event);
   if (command->launch) { /* a kernel that enqueues kernels: they run from this thread */
     cl_command_queue queue = submission->event.queue;
+    cl_event event = &submission->event;
     return kiln_execution_run_launch(command->launch, command->batch_count, worker_id, kiln_queue_worker_limit(queue),
-                                     queue->config.placement.lane);
+                                     queue->config.placement.lane, event->profiling ? &event->time_end : NULL);
   }
   return command->run ? command->run(command) : command->run_on_worker(command, worker_id);
 }
@@ -64,7 +65,7 @@ static bool runs_as_task(const struct kiln_command *command) {
  * the execution reference goes with the completion. */
 static void execution_done(struct kiln_execution *execution, int status) {
   cl_event event = &submission_of(execution)->event;
-  if (event->profiling) event->time_end = kiln_time_now_ns();
+  if (event->profiling && !event->time_end) event->time_end = kiln_time_now_ns(); /* a task may have set it */
   kiln_event_complete(event, status < 0 ? status : CL_COMPLETE, true);
 }
 

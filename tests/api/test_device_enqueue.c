@@ -384,7 +384,8 @@ static void test_queue_full(void **state) {
 }
 
 /* capture_event_profiling_info: a child that loops has taken time, and its completion
- * comes no earlier than the end of its execution. */
+ * comes no earlier than the end of its execution; the host's profiling of the parent tells
+ * its end from its completion. */
 static void test_profiling(void **state) {
   struct kiln_test_env *env = *state;
   const char *source =
@@ -399,11 +400,38 @@ static void test_profiling(void **state) {
       "  release_event(e);\n"
       "}\n";
   cl_command_queue q = device_queue(env, CL_QUEUE_PROFILING_ENABLE, 0);
+  cl_int err;
+  const cl_queue_properties profiled[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_command_queue host = clCreateCommandQueueWithProperties(env->context, env->device, profiled, &err);
+  assert_cl_success(err);
+  cl_program program = bt_build(env, source, "-cl-std=CL2.0");
+  cl_kernel kernel = clCreateKernel(program, "parent", &err);
+  assert_cl_success(err);
+  cl_mem buffer = clCreateBuffer(env->context, CL_MEM_READ_WRITE, 66 * sizeof(cl_ulong), NULL, &err);
+  assert_cl_success(err);
+  assert_cl_success(clSetKernelArg(kernel, 0, sizeof buffer, &buffer));
+  assert_cl_success(clSetKernelArg(kernel, 1, sizeof q, &q));
+  size_t one = 1;
+  cl_event event;
+  assert_cl_success(clEnqueueNDRangeKernel(host, kernel, 1, NULL, &one, &one, 0, NULL, &event));
   cl_ulong out[66] = {0};
-  bt_run_source(env, source, "-cl-std=CL2.0", "parent", 1, 1, BT_ARGS(BT_OUT(out, sizeof out), BT_VAL(q)));
+  assert_cl_success(clEnqueueReadBuffer(host, buffer, CL_TRUE, 0, sizeof out, out, 1, &event, NULL));
   assert_true(out[0] > 0);
   assert_true(out[1] >= out[0]);
   assert_true(out[2] != 0);
+  /* The host's event: END when the parent's own work-items were done, COMPLETE when its
+   * child was too (OpenCL API, CL_PROFILING_COMMAND_COMPLETE). */
+  cl_ulong start = 0, end = 0, complete = 0;
+  assert_cl_success(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL));
+  assert_cl_success(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL));
+  assert_cl_success(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_COMPLETE, sizeof complete, &complete, NULL));
+  assert_true(start <= end);
+  assert_true(complete - end >= out[0]); /* the child ran in between */
+  assert_cl_success(clReleaseEvent(event));
+  assert_cl_success(clReleaseMemObject(buffer));
+  assert_cl_success(clReleaseKernel(kernel));
+  assert_cl_success(clReleaseProgram(program));
+  assert_cl_success(clReleaseCommandQueue(host));
   assert_cl_success(clReleaseCommandQueue(q));
 }
 

@@ -177,7 +177,7 @@ static atomic_uint groups_at_return;
 
 static int replay_task(struct kiln_execution *execution, unsigned worker_id) {
   (void)execution;
-  int status = kiln_execution_run_launch(&replayed->launch, replayed->batches, worker_id, &limit_of_two, 0);
+  int status = kiln_execution_run_launch(&replayed->launch, replayed->batches, worker_id, &limit_of_two, 0, NULL);
   unsigned run = 0;
   for (size_t g = 0; g < GROUPS; g++) run += atomic_load(&replayed->counts->hits[g]);
   atomic_store(&groups_at_return, run);

@@ -10,7 +10,6 @@
 #include <CL/cl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* OpenCL C's enqueue results (opencl-c-base.h). */
 #define CLK_SUCCESS 0
@@ -81,11 +80,7 @@ struct kiln_enqueue_scope {
 
 static _Thread_local struct kiln_enqueue_command *current;
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static uint64_t now_ns(void) { return kiln_monotonic_ns(); }
 
 struct kiln_enqueue_command *kiln_device_enqueue_enter(struct kiln_enqueue_command *command) {
   struct kiln_enqueue_command *previous = current;
@@ -221,13 +216,14 @@ static void run_command(struct kiln_enqueue_scope *scope, struct kiln_enqueue_co
 }
 
 int kiln_device_enqueue_run(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
-                            struct kiln_worker_limit *limit, unsigned lane) {
+                            struct kiln_worker_limit *limit, unsigned lane, uint64_t *end_ns) {
   struct kiln_enqueue_scope scope = {.program = launch->profile->enqueue, .limit = limit, .lane = lane};
   pthread_mutex_init(&scope.lock, NULL);
   scope.default_queue = kiln_default_device_queue_get(scope.program->default_queue);
   struct kiln_enqueue_command root = {.launch = *launch, .batch_count = batch_count, .scope = &scope, .unfinished = 1};
   root.launch.range.flags |= KILN_NDRANGE_ENQUEUE_COMMAND;
   int status = kiln_execution_run_launch_alone(&root.launch, batch_count, worker_id, limit, lane);
+  if (end_ns) *end_ns = now_ns();
   pthread_mutex_lock(&scope.lock);
   finish_locked(&root, status);
   for (;;) {

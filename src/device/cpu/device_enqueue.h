@@ -91,7 +91,7 @@ struct kiln_enqueue_program {
  * enqueues, as kiln_execution_run_launch (executor.h) does for a plain launch. Returns 0
  * or the first negative status of the tree. */
 int kiln_device_enqueue_run(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
-                            struct kiln_worker_limit *limit, unsigned lane);
+                            struct kiln_worker_limit *limit, unsigned lane, uint64_t *end_ns);
 
 /* The scope command a batch runs for (ndrange_executor.c): makes it the calling thread's
  * current one and returns the previous, to be restored after the batch. */

@@ -8,6 +8,13 @@
 #include <CL/cl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <time.h>
+
+uint64_t kiln_monotonic_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static struct kiln_execution *execution_of(struct kiln_job *job) {
   return (struct kiln_execution *)((char *)job - offsetof(struct kiln_execution, job));
@@ -132,7 +139,9 @@ int kiln_execution_run_launch_alone(const struct kiln_ndrange_launch *launch, si
 }
 
 int kiln_execution_run_launch(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
-                              struct kiln_worker_limit *limit, unsigned lane) {
-  if (launch->profile->enqueue) return kiln_device_enqueue_run(launch, batch_count, worker_id, limit, lane);
-  return kiln_execution_run_launch_alone(launch, batch_count, worker_id, limit, lane);
+                              struct kiln_worker_limit *limit, unsigned lane, uint64_t *end_ns) {
+  if (launch->profile->enqueue) return kiln_device_enqueue_run(launch, batch_count, worker_id, limit, lane, end_ns);
+  int status = kiln_execution_run_launch_alone(launch, batch_count, worker_id, limit, lane);
+  if (end_ns) *end_ns = kiln_monotonic_ns();
+  return status;
 }

@@ -46,10 +46,15 @@ void kiln_execution_submit_copy(struct kiln_execution *execution, unsigned engin
  * (the calling thread holds one of its places already) with the caller running batches
  * too. A kernel that calls printf gets a printf buffer of its own for this run, so that
  * concurrent replays never share one. Writes the launch's trace line. A kernel that
- * enqueues kernels runs with everything it enqueues (device_enqueue.h). Returns 0 or
+ * enqueues kernels runs with everything it enqueues (device_enqueue.h); `end_ns`, when
+ * not NULL, receives the time (CLOCK_MONOTONIC) its own work-groups had all run, before
+ * what it enqueued (CL_PROFILING_COMMAND_END, where the return is COMPLETE). Returns 0 or
  * the launch's negative status. */
 int kiln_execution_run_launch(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,
-                              struct kiln_worker_limit *limit, unsigned lane);
+                              struct kiln_worker_limit *limit, unsigned lane, uint64_t *end_ns);
+
+/* Nanoseconds of CLOCK_MONOTONIC (runtime/clock.h's clock). */
+uint64_t kiln_monotonic_ns(void);
 
 /* The same, for the launch alone (device_enqueue.c runs its commands with it). */
 int kiln_execution_run_launch_alone(const struct kiln_ndrange_launch *launch, size_t batch_count, unsigned worker_id,

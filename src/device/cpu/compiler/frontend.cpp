@@ -68,12 +68,14 @@ static int compile_source(const char *source, size_t length, const char *options
   // space (clang_flags.h enables both for 3.0).
   bool cl1 = strncmp(parsed.std, "CL1.", 4) == 0;
   if (cl1) storage.emplace_back("-cl-ext=-__opencl_c_program_scope_global_variables,-__opencl_c_generic_address_space");
-  // OpenCL C 2.0 has every 3.0 feature Kiln reports (its mandatory ones and the
-  // optional extensions'); clang's own header defines the mandatory ones' macros for it.
+  // OpenCL C 2.0 has every 3.0 feature Kiln reports, and sees each one's macro as 3.0
+  // does: clang defines those of -cl-ext for 3.0 only (its header defines 2.0's mandatory
+  // ones for 2.0, identically), so for 2.0 the front end defines them all.
+  bool cl2 = strcmp(parsed.std, "CL2.0") == 0;
   size_t num_macros;
   const kiln_opencl_c_macro *macros = kiln_opencl_c_macros(&num_macros);
   for (size_t i = 0; i < num_macros; i++)
-    if (!macros[i].defined_by_clang && (!cl1 || macros[i].all_versions))
+    if ((!macros[i].defined_by_clang || (cl2 && macros[i].feature)) && (!cl1 || macros[i].all_versions))
       storage.push_back(std::string("-D") + macros[i].name + "=1");
   kiln_cl_options_free(&parsed);
 
