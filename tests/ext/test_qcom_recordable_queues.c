@@ -614,21 +614,17 @@ static void test_record_launch_errors(void **state) {
   assert_cl_success(clReleaseMemObject(counter));
 }
 
-/* "Kernel Enqueue Kernel and printf features are not supported with this extension":
- * recording a printf kernel fails with CL_INVALID_OPERATION and records nothing. */
-static void test_record_printf_kernel(void **state) {
-  struct kiln_test_env *env = *state;
-  cl_mem data = qrq_buffer_filled(env->queue, env->context, 4, 7);
-  cl_kernel say = qrq_kernel(program, "say");
-  qrq_arg_mem(say, 0, data);
+/* Records `refused` (CL_INVALID_OPERATION for NDRange and task forms alike) between
+ * nothing and a counting task, and checks that the replay runs the task alone. */
+static void expect_kernel_refused(struct kiln_test_env *env, cl_kernel refused) {
   cl_mem counter;
   cl_kernel k = qrq_counting_kernel(env, program, &counter);
   cl_command_queue q = qrq_recordable_queue(env);
   const size_t four = 4;
-  assert_int_equal(CL_INVALID_OPERATION, clEnqueueNDRangeKernel(q, say, 1, NULL, &four, NULL, 0, NULL, NULL));
+  assert_int_equal(CL_INVALID_OPERATION, clEnqueueNDRangeKernel(q, refused, 1, NULL, &four, NULL, 0, NULL, NULL));
   cl_recording_qcom r = qrq_new(q);
-  assert_int_equal(CL_INVALID_OPERATION, clEnqueueNDRangeKernel(q, say, 1, NULL, &four, NULL, 0, NULL, NULL));
-  assert_int_equal(CL_INVALID_OPERATION, clEnqueueTask(q, say, 0, NULL, NULL));
+  assert_int_equal(CL_INVALID_OPERATION, clEnqueueNDRangeKernel(q, refused, 1, NULL, &four, NULL, 0, NULL, NULL));
+  assert_int_equal(CL_INVALID_OPERATION, clEnqueueTask(q, refused, 0, NULL, NULL));
   assert_cl_success(clEnqueueTask(q, k, 0, NULL, NULL));
   assert_cl_success(qrq.clEndRecordingQCOM(r));
   qrq_replay(env->queue, r);
@@ -636,10 +632,20 @@ static void test_record_printf_kernel(void **state) {
   assert_false(dispatch_exists(env->queue, r, 1, counter)); /* only the count task */
   assert_cl_success(qrq.clReleaseRecordingQCOM(r));
   assert_cl_success(clReleaseCommandQueue(q));
-  assert_cl_success(clReleaseKernel(say));
   assert_cl_success(clReleaseKernel(k));
-  assert_cl_success(clReleaseMemObject(data));
   assert_cl_success(clReleaseMemObject(counter));
+}
+
+/* "Kernel Enqueue Kernel and printf features are not supported with this extension":
+ * recording a printf kernel fails with CL_INVALID_OPERATION and records nothing. */
+static void test_record_printf_kernel(void **state) {
+  struct kiln_test_env *env = *state;
+  cl_mem data = qrq_buffer_filled(env->queue, env->context, 4, 7);
+  cl_kernel say = qrq_kernel(program, "say");
+  qrq_arg_mem(say, 0, data);
+  expect_kernel_refused(env, say);
+  assert_cl_success(clReleaseKernel(say));
+  assert_cl_success(clReleaseMemObject(data));
 }
 
 /* The same sentence's "Kernel Enqueue Kernel": a kernel that uses device-side enqueue is
@@ -660,24 +666,11 @@ static void test_record_enqueueing_kernel(void **state) {
   cl_command_queue device_queue = clCreateCommandQueueWithProperties(env->context, env->device, props, &err);
   assert_cl_success(err);
   assert_cl_success(clSetKernelArg(parent, 1, sizeof device_queue, &device_queue));
-  cl_mem counter;
-  cl_kernel k = qrq_counting_kernel(env, program, &counter);
-  cl_command_queue q = qrq_recordable_queue(env);
-  cl_recording_qcom r = qrq_new(q);
-  assert_int_equal(CL_INVALID_OPERATION, clEnqueueTask(q, parent, 0, NULL, NULL));
-  assert_cl_success(clEnqueueTask(q, k, 0, NULL, NULL));
-  assert_cl_success(qrq.clEndRecordingQCOM(r));
-  qrq_replay(env->queue, r);
-  assert_int_equal(1, read_int(env->queue, counter));
-  assert_false(dispatch_exists(env->queue, r, 1, counter)); /* only the count task */
-  assert_cl_success(qrq.clReleaseRecordingQCOM(r));
-  assert_cl_success(clReleaseCommandQueue(q));
+  expect_kernel_refused(env, parent);
   assert_cl_success(clReleaseCommandQueue(device_queue));
   assert_cl_success(clReleaseKernel(parent));
-  assert_cl_success(clReleaseKernel(k));
   assert_cl_success(clReleaseProgram(enqueueing));
   assert_cl_success(clReleaseMemObject(data));
-  assert_cl_success(clReleaseMemObject(counter));
 }
 
 /* "Commands can only be enqueued to a recordable queue when a recording is active." */
