@@ -340,7 +340,7 @@ static int link_command(struct kiln_enqueue_command *command, void **event_ret, 
     return err;
   }
   /* The wait list's events live as long as the scope: pointers suffice. */
-  memcpy(command->wait, wait_list, wait_count * sizeof *command->wait);
+  if (wait_count) memcpy(command->wait, wait_list, wait_count * sizeof *command->wait);
   command->wait_count = wait_count;
   command->parent = current;
   current->unfinished++;

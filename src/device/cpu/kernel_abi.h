@@ -112,9 +112,14 @@ struct kiln_device_image {
 #define KILN_BOUND_FRAMES_END 3u
 #define KILN_BOUND_STACK_TOP 4u
 #define KILN_BOUND_COUNT 5u
-/* The host helper the generic address space's functions call (registered with the JIT):
- * int (uintptr_t p, uintptr_t stack_top), nonzero when p lies in the calling thread's
- * stack between its own frame and stack_top. */
-#define KILN_ON_STACK_SYMBOL "__kiln_on_stack"
+/* The host helper the generic address space's functions call (registered with the JIT)
+ * for an address outside the running group's local block and the call's frames:
+ * int (uintptr_t p, uintptr_t stack_top), KILN_MEMORY_PRIVATE when p lies in the calling
+ * thread's stack between its own frame and stack_top or in another worker's stack,
+ * KILN_MEMORY_LOCAL in another thread's local block, else KILN_MEMORY_GLOBAL. */
+#define KILN_MEMORY_KIND_SYMBOL "__kiln_memory_kind"
+#define KILN_MEMORY_GLOBAL 0
+#define KILN_MEMORY_LOCAL 1
+#define KILN_MEMORY_PRIVATE 2
 
 #endif

@@ -12,9 +12,10 @@
 /* The first block of a worker; later ones double until the kernel's need fits. */
 #define MIN_LOCAL_BLOCK (64u * 1024u)
 
+/* Written only by its thread; read by any (kiln_ndrange_is_local_memory): atomics. */
 struct local_block {
-  void *memory;
-  uint64_t size;
+  _Atomic(char *) memory;
+  _Atomic uint64_t size;
 };
 
 static struct local_block *blocks; /* one per worker id, each touched only by its thread */
@@ -31,15 +32,27 @@ static void *local_memory(unsigned worker_id, uint64_t bytes) {
   pthread_once(&blocks_once, blocks_init);
   if (!blocks || worker_id >= block_count) return NULL;
   struct local_block *block = &blocks[worker_id];
-  if (block->size >= bytes && block->memory) return block->memory;
-  uint64_t size = block->size ? block->size : MIN_LOCAL_BLOCK;
+  char *current = atomic_load_explicit(&block->memory, memory_order_relaxed);
+  uint64_t current_size = atomic_load_explicit(&block->size, memory_order_relaxed);
+  if (current_size >= bytes && current) return current;
+  uint64_t size = current_size ? current_size : MIN_LOCAL_BLOCK;
   while (size < bytes) size *= 2;
   char *memory = aligned_alloc(KILN_LOCAL_MEM_ALIGN, size + 2 * KILN_LOCAL_MEM_PADDING);
   if (!memory) return NULL;
-  if (block->memory) free((char *)block->memory - KILN_LOCAL_MEM_PADDING);
-  block->memory = memory + KILN_LOCAL_MEM_PADDING;
-  block->size = size;
-  return block->memory;
+  /* Emptied first, so that a reader never sees the new size with the old block. */
+  atomic_store_explicit(&block->size, 0, memory_order_relaxed);
+  atomic_store_explicit(&block->memory, memory + KILN_LOCAL_MEM_PADDING, memory_order_relaxed);
+  atomic_store_explicit(&block->size, size, memory_order_relaxed);
+  if (current) free(current - KILN_LOCAL_MEM_PADDING);
+  return memory + KILN_LOCAL_MEM_PADDING;
+}
+
+bool kiln_ndrange_is_local_memory(uintptr_t p) {
+  for (unsigned i = 0; blocks && i < block_count; i++) {
+    uintptr_t memory = (uintptr_t)atomic_load_explicit(&blocks[i].memory, memory_order_relaxed);
+    if (memory && p >= memory && p - memory < atomic_load_explicit(&blocks[i].size, memory_order_relaxed)) return true;
+  }
+  return false;
 }
 
 static uint64_t now_ns(void) {
@@ -97,7 +110,7 @@ bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t bat
  * stops in its own destructor; no batch runs at exit). */
 __attribute__((destructor)) static void blocks_free(void) {
   for (unsigned i = 0; blocks && i < block_count; i++)
-    if (blocks[i].memory) free((char *)blocks[i].memory - KILN_LOCAL_MEM_PADDING);
+    if (blocks[i].memory) free(blocks[i].memory - KILN_LOCAL_MEM_PADDING);
   free(blocks);
   blocks = NULL;
 }

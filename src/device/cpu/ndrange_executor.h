@@ -28,6 +28,10 @@ struct kiln_ndrange_launch {
  * it, and the launch's last batch writes its output to stdout before returning. */
 bool kiln_ndrange_run_batch(const struct kiln_ndrange_launch *launch, size_t batch, unsigned worker_id);
 
+/* Whether `p` lies in some thread's block of local memory (another work-group's __local
+ * memory, for the generic address space's to_local). */
+bool kiln_ndrange_is_local_memory(uintptr_t p);
+
 /* Whether a thread waiting for the launch should run its batches beside the workers: only
  * for a launch estimated short (or never measured), where it saves the workers' wake-up
  * latency; the workers of a long one each have a core, which it would share. */

@@ -176,8 +176,32 @@ static bool job_work(struct kiln_job *job, unsigned worker_id, bool leave_limit)
   return ran;
 }
 
+/* The stack of each thread running jobs as a worker id, [low, high): the part below the
+ * frame that takes jobs, where its work-items' private memory lies; a helper's while it
+ * helps, 0 otherwise. Read by any thread (the generic address space's to_private). */
+struct stack_range {
+  _Atomic uintptr_t low, high;
+};
+static struct stack_range *job_stacks;
+
+static uintptr_t stack_low(void);
+
+static void set_job_stack(unsigned id, uintptr_t low, uintptr_t high) {
+  atomic_store_explicit(&job_stacks[id].low, low, memory_order_relaxed);
+  atomic_store_explicit(&job_stacks[id].high, high, memory_order_relaxed);
+}
+
+bool kiln_worker_pool_on_job_stack(uintptr_t p) {
+  for (unsigned i = 0; job_stacks && i < worker_count + HELPER_SLOTS; i++)
+    if (p >= atomic_load_explicit(&job_stacks[i].low, memory_order_relaxed) &&
+        p < atomic_load_explicit(&job_stacks[i].high, memory_order_relaxed))
+      return true;
+  return false;
+}
+
 static void *worker_main(void *arg) {
   unsigned id = (unsigned)(uintptr_t)arg;
+  set_job_stack(id, stack_low(), (uintptr_t)__builtin_frame_address(0));
   const struct kiln_cpu_topology *topology = kiln_cpu_topology_get();
   kiln_cpu_topology_bind_thread(id % topology->core_count);
   takes_jobs = true;
@@ -203,9 +227,10 @@ static void pool_start(void) {
   unsigned count = configured_count ? configured_count : kiln_device_get()->compute_units;
   if (count == 0) count = 1;
   workers = calloc(count, sizeof *workers);
+  job_stacks = calloc(count + HELPER_SLOTS, sizeof *job_stacks);
   lane_count = kiln_worker_pool_lane_count();
   lanes = calloc(lane_count, sizeof *lanes);
-  if (!workers || !lanes) abort(); /* the device cannot run anything without its workers */
+  if (!workers || !job_stacks || !lanes) abort(); /* the device cannot run anything without its workers */
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, KILN_WORKER_STACK_BYTES); /* private memory lives here */
@@ -288,9 +313,8 @@ void kiln_worker_pool_run(struct kiln_job *job, unsigned worker_id) {
   job_work(job, worker_id, false); /* the caller's place belongs to the job it is running */
 }
 
-/* Stack left to the calling thread below the current frame (its stack's low end is looked
- * up once per thread); SIZE_MAX when it cannot be told. */
-static size_t stack_left(void) {
+/* The calling thread's stack's low end, looked up once per thread; 0 when it cannot be told. */
+static uintptr_t stack_low(void) {
   static _Thread_local uintptr_t low;
   static _Thread_local bool looked_up;
   if (!looked_up) {
@@ -303,7 +327,12 @@ static size_t stack_left(void) {
       pthread_attr_destroy(&attr);
     }
   }
-  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  return low;
+}
+
+/* Stack left to the calling thread below the current frame; SIZE_MAX when it cannot be told. */
+static size_t stack_left(void) {
+  uintptr_t low = stack_low(), here = (uintptr_t)__builtin_frame_address(0);
   return low && here > low ? here - low : low ? 0 : SIZE_MAX;
 }
 
@@ -321,7 +350,9 @@ bool kiln_worker_pool_help(void) {
   struct kiln_job *job;
   takes_jobs = true;
   wake_deferred(true);
+  set_job_stack(worker_count + slot, stack_low(), (uintptr_t)__builtin_frame_address(0));
   while ((job = job_take(true)) != NULL) ran |= job_work(job, worker_count + slot, true);
+  set_job_stack(worker_count + slot, 0, 0);
   takes_jobs = was_taking;
   atomic_fetch_and(&helper_slots, ~(1u << slot));
   return ran;

@@ -144,4 +144,8 @@ unsigned kiln_worker_pool_size(void);
 /* Upper bound of worker_id + 1 (workers and helping threads), for per-thread scratch. */
 unsigned kiln_worker_pool_id_count(void);
 
+/* Whether `p` lies in the stack of a thread running jobs (a worker, or a helper while it
+ * helps): another work-item's private memory, for the generic address space's to_private. */
+bool kiln_worker_pool_on_job_stack(uintptr_t p);
+
 #endif

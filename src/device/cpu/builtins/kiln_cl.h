@@ -151,6 +151,9 @@ size_t __kiln_memory_bound(uint which); /* KILN_BOUND_* of kernel_abi.h */
 #define KILN_BOUND_FRAMES_BEGIN 2u
 #define KILN_BOUND_FRAMES_END 3u
 #define KILN_BOUND_STACK_TOP 4u
+#define KILN_MEMORY_GLOBAL 0 /* __kiln_memory_kind's answers (kernel_abi.h) */
+#define KILN_MEMORY_LOCAL 1
+#define KILN_MEMORY_PRIVATE 2
 
 /* Collectives (work_group.cl, pipes.cl): the group's scratch the enqueue reserves after the
  * kernel's local memory (kiln_kernel_desc.uses_work_group_scratch), as an array of T. */
