@@ -59,13 +59,6 @@ static size_t plan_batches(struct kiln_ndrange_launch *launch, cl_kernel kernel,
   return (size_t)kiln_batch_plan_make(&launch->plan, &request);
 }
 
-static size_t largest_divisor_at_most(size_t n, size_t limit) {
-  if (limit >= n) return n;
-  for (size_t d = limit; d > 1; d--)
-    if (n % d == 0) return d;
-  return 1;
-}
-
 /* A local size for a NULL local_work_size: uniform when required; otherwise a divisor when
  * a reasonably large one exists, else full groups with a partial last one. */
 static void choose_local_size(const size_t *global, cl_uint work_dim, bool uniform, size_t max_group,
@@ -74,7 +67,7 @@ static void choose_local_size(const size_t *global, cl_uint work_dim, bool unifo
   for (cl_uint d = 0; d < work_dim; d++) {
     size_t limit = budget < max_items[d] ? budget : max_items[d];
     if (limit == 0) limit = 1;
-    size_t best = largest_divisor_at_most(global[d], limit);
+    size_t best = (size_t)kiln_largest_divisor_at_most(global[d], limit);
     size_t full = global[d] < limit ? global[d] : limit;
     if (!uniform && best * 4 < full) best = full;
     local[d] = best;
@@ -286,11 +279,9 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
     range->local_size[d] = used ? local[d] : 1;
     range->num_groups[d] = (range->global_size[d] + range->local_size[d] - 1) / range->local_size[d];
   }
-  /* The work-group collective functions' scratch (builtins/work_group.cl): a slot per
-   * work-item and one more, 8-byte aligned after the kernel's own local memory. Not part
-   * of CL_KERNEL_LOCAL_MEM_SIZE or of the device's limit: Kiln's, not the kernel's. */
-  if (kernel->desc->uses_work_group_scratch)
-    launch->local_mem_bytes += 8 + 8 * (range->local_size[0] * range->local_size[1] * range->local_size[2] + 1);
+  if (kernel->desc->uses_work_group_scratch) /* not counted against the device's limit */
+    launch->local_mem_bytes +=
+        kiln_work_group_scratch_bytes(range->local_size[0] * range->local_size[1] * range->local_size[2]);
   launch->profile = &kernel->profile;
   size_t batches = plan_batches(launch, kernel, sink->queue);
   if (uses_printf) kiln_printf_buffer_init(launch->printf_buffer, KILN_PRINTF_BUFFER_SIZE, batches);

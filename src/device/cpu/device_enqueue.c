@@ -265,13 +265,6 @@ int kiln_device_enqueue_run(const struct kiln_ndrange_launch *launch, size_t bat
 
 /* enqueue_kernel. */
 
-static uint64_t largest_divisor_at_most(uint64_t n, uint64_t limit) {
-  if (limit >= n) return n;
-  for (uint64_t d = limit; d > 1; d--)
-    if (n % d == 0) return d;
-  return 1;
-}
-
 /* The child's geometry from the ndrange, or CLK_INVALID_NDRANGE. */
 static int make_range(const struct device_ndrange *nd, const struct kiln_block_kernel *block, struct kiln_ndrange *range) {
   uint32_t dims = nd->work_dim;
@@ -293,7 +286,7 @@ static int make_range(const struct device_ndrange *nd, const struct kiln_block_k
       if (block->uniform_work_groups && global % local) return CLK_INVALID_NDRANGE;
     } else {
       uint64_t limit = budget < block->max_work_item_sizes[d] ? budget : block->max_work_item_sizes[d];
-      local = largest_divisor_at_most(global, limit ? limit : 1);
+      local = kiln_largest_divisor_at_most(global, limit ? limit : 1);
       budget = budget / local ? budget / local : 1;
     }
     items *= local;
@@ -407,9 +400,8 @@ static int enqueue_kernel(void *queue, uint32_t flags, const struct device_ndran
   launch->launcher = block->launcher;
   launch->args = args;
   launch->local_mem_bytes = local_bytes;
-  /* The work-group functions' scratch, as runtime/ndrange.c lays it out. */
   uint64_t group_items = range.local_size[0] * range.local_size[1] * range.local_size[2];
-  if (desc->uses_work_group_scratch) launch->local_mem_bytes += 8 + 8 * (group_items + 1);
+  if (desc->uses_work_group_scratch) launch->local_mem_bytes += kiln_work_group_scratch_bytes(group_items);
   launch->printf_buffer = desc->uses_printf ? &command->printf_buffer : NULL; /* run_launch gives it its own */
   launch->profile = &program->kernels[kernel_index].profile;
   unsigned threads = kiln_worker_pool_size();

@@ -22,6 +22,20 @@ struct kiln_ndrange_launch {
   struct kiln_kernel_profile *profile; /* the kernel's (held by the command): name, cost */
 };
 
+/* The work-group collective functions' scratch (builtins/work_group.cl) a launch adds to
+ * its local memory: a slot per work-item and one more, 8-byte aligned after the kernel's
+ * own local memory. Not part of CL_KERNEL_LOCAL_MEM_SIZE: Kiln's, not the kernel's. */
+static inline uint64_t kiln_work_group_scratch_bytes(uint64_t group_items) { return 8 + 8 * (group_items + 1); }
+
+/* The largest divisor of n not above limit (>= 1): a local size that divides a global one,
+ * for launches that do not give one (host and device-side enqueue alike). */
+static inline uint64_t kiln_largest_divisor_at_most(uint64_t n, uint64_t limit) {
+  if (limit >= n) return n;
+  for (uint64_t d = limit; d > 1; d--)
+    if (n % d == 0) return d;
+  return 1;
+}
+
 /* Runs batch `batch` on the thread with pool id `worker_id`. Returns false when the
  * worker's local memory could not be allocated (nothing ran). With a printf buffer (set up
  * with kiln_printf_buffer_init for the plan's batch count), the batch's printf calls go to
