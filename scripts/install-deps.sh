@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config git
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19
-  opencl-c-headers ocl-icd-opencl-dev ocl-icd-libopencl1 libhwloc-dev libcmocka-dev libsleef-dev clinfo
+  opencl-c-headers ocl-icd-opencl-dev ocl-icd-libopencl1 libhwloc-dev libcmocka-dev libsleef-dev libboost-context1.74-dev clinfo
   python3 llvm-19 llvm-19-tools libclang-rt-19-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -52,9 +52,19 @@ LANGUAGE_EXTENSION(kiln_core_khr_extended_bit_ops, "cl_khr_extended_bit_ops");
 /* __builtin_expect and __builtin_assume: clang's own, for every OpenCL C version. */
 LANGUAGE_EXTENSION(kiln_core_khr_expect_assume, "cl_khr_expect_assume");
 
-/* Sub-group extensions over OpenCL 3.0's sub-groups (__opencl_c_subgroups; builtins/subgroups.cl).
- * Not cl_khr_subgroups itself: it requires independent forward progress of sub-groups,
- * and a group's work-items run one after another on one thread. */
+/* cl_khr_subgroups: OpenCL 3.0's sub-groups (__opencl_c_subgroups; builtins/subgroups.cl)
+ * with independent forward progress, which it requires: a kernel that may wait in a loop
+ * for another work-item runs its work-items as fibers (device/cpu/fibers.h). Its one entry
+ * point is clGetKernelSubGroupInfo's (kernel_info.c). */
+static const struct kiln_extension_function subgroups_functions[] = {
+    {"clGetKernelSubGroupInfoKHR", (void *)clGetKernelSubGroupInfoKHR},
+    {NULL, NULL},
+};
+const struct kiln_extension kiln_core_khr_subgroups = {.name = "cl_khr_subgroups",
+                                                       .version = CL_MAKE_VERSION(1, 0, 0),
+                                                       .scope = KILN_EXTENSION_DEVICE,
+                                                       .functions = subgroups_functions};
+/* Sub-group extensions over those sub-groups. */
 LANGUAGE_EXTENSION(kiln_core_khr_subgroup_extended_types, "cl_khr_subgroup_extended_types");
 LANGUAGE_EXTENSION(kiln_core_khr_subgroup_non_uniform_vote, "cl_khr_subgroup_non_uniform_vote");
 LANGUAGE_EXTENSION(kiln_core_khr_subgroup_ballot, "cl_khr_subgroup_ballot");

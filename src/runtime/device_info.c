@@ -311,11 +311,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: /* builtins/work_group.cl */
     KILN_INFO_VALUE(cl_bool, CL_TRUE);
   /* Sub-groups are single work-items (builtins/subgroups.cl): as many as work-items in a
-   * group. They run one after another on one thread: no independent forward progress. */
+   * group. A kernel that may wait in a loop for another one runs them as fibers
+   * (device/cpu/fibers.h): independent forward progress. */
   case CL_DEVICE_MAX_NUM_SUB_GROUPS:
     KILN_INFO_VALUE(cl_uint, KILN_MAX_WORK_GROUP_SIZE);
   case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
-    KILN_INFO_VALUE(cl_bool, CL_FALSE);
+    KILN_INFO_VALUE(cl_bool, CL_TRUE);
   /* Pipes: device/cpu/pipe.h. A reservation costs nothing but its packets: the limit on
    * active ones is a round number, not a table size. */
   case CL_DEVICE_PIPE_SUPPORT:

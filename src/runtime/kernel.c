@@ -60,6 +60,7 @@ static cl_kernel kernel_new(cl_program program, size_t index, cl_int *errcode) {
   kernel->desc = desc;
   kernel->profile.name = desc->name;
   kernel->profile.stack_bytes = kiln_jit_launcher_stack(program->jit, index);
+  kernel->profile.fibers = kiln_jit_launcher_uses_fibers(program->jit, index);
   atomic_init(&kernel->profile.ns_per_kilo_item, 0);
   kernel->profile.enqueue = desc->enqueues ? program->enqueue : NULL;
   kernel->launcher = kiln_jit_launcher(program->jit, index);

@@ -14,6 +14,7 @@
 #include "runtime/queue.h"
 
 #include "device/cpu/device_enqueue.h"
+#include "device/cpu/fibers.h"
 #include "device/cpu/ndrange_executor.h"
 #include "device/cpu/topology.h"
 #include "device/cpu/worker_pool.h"
@@ -244,6 +245,8 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   if (kernel->profile.enqueue && kernel->profile.enqueue->stack_bytes > stack_bytes)
     stack_bytes = kernel->profile.enqueue->stack_bytes;
   if (!kiln_worker_pool_stack_fits(stack_bytes)) return CL_OUT_OF_RESOURCES;
+  /* A fiber launcher's work-items have stacks of their own (device/cpu/fibers.h). */
+  if (kernel->profile.fibers && !kiln_fibers_stack_fits(kernel->profile.stack_bytes)) return CL_OUT_OF_RESOURCES;
 
   /* An empty launch completes like a marker once its dependencies have. */
   struct kiln_command *command = kiln_command_sink_create(sink, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);

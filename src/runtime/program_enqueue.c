@@ -6,6 +6,8 @@
 #include "runtime/device.h"
 #include "runtime/program.h"
 
+#include "device/cpu/fibers.h"
+
 #include <stdlib.h>
 
 static bool needs_table(const kiln_module *module) {
@@ -41,6 +43,7 @@ cl_int kiln_program_enqueue_table_locked(cl_program program) {
     block->desc = desc;
     block->profile.name = desc->name;
     block->profile.stack_bytes = kiln_jit_launcher_stack(program->jit, i);
+    block->profile.fibers = kiln_jit_launcher_uses_fibers(program->jit, i);
     atomic_init(&block->profile.ns_per_kilo_item, 0);
     block->profile.enqueue = desc->enqueues ? table : NULL;
     block->max_work_group_size = (uint32_t)limits->max_work_group_size;
@@ -48,6 +51,9 @@ cl_int kiln_program_enqueue_table_locked(cl_program program) {
     for (int d = 0; d < 3; d++) block->max_work_item_sizes[d] = (uint32_t)limits->max_work_item_sizes[d];
     block->uniform_work_groups = uniform;
     if (block->profile.stack_bytes > table->stack_bytes) table->stack_bytes = block->profile.stack_bytes;
+    /* A child whose work-items cannot have fiber stacks as large as they need fails its
+     * parents' enqueues as a worker stack too small would. */
+    if (block->profile.fibers && !kiln_fibers_stack_fits(block->profile.stack_bytes)) table->stack_bytes = UINT64_MAX;
   }
   program->enqueue = table;
   return CL_SUCCESS;

@@ -572,6 +572,8 @@ static void test_optional_features_consistent(void **state) {
   cl_bool forward;
   GET(CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, forward);
   if (!subgroups) assert_int_equal(forward, CL_FALSE);
+  /* "must return CL_TRUE for devices that support the cl_khr_subgroups extension" */
+  if (kiln_test_extension_listed(device, "cl_khr_subgroups")) assert_int_equal(forward, CL_TRUE);
   size_t global_var, global_var_total;
   GET(CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, global_var);
   GET(CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE, global_var_total);

@@ -1,6 +1,6 @@
-/* Sub-groups (__opencl_c_subgroups and the cl_khr_subgroup_* extensions) through the loader:
- * the device and kernel queries (clGetKernelSubGroupInfo, every query and error; not
- * cl_khr_subgroups, which needs independent forward progress), the work-item functions, and a kernel of reductions, scans,
+/* Sub-groups (__opencl_c_subgroups, cl_khr_subgroups and the cl_khr_subgroup_* extensions)
+ * through the loader: the device and kernel queries (clGetKernelSubGroupInfo and its KHR
+ * form, every query and error), the work-item functions, and a kernel of reductions, scans,
  * broadcasts, shuffles, rotations, ballots and votes checked against a host model of
  * sub-groups of the size the kernel query reports (consecutive linear local ids, the last
  * one of a group possibly smaller), in 1, 2 and 3 dimensions and for a non-uniform range. */
@@ -23,16 +23,37 @@ static void test_device_queries(void **state) {
   assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_MAX_NUM_SUB_GROUPS, sizeof max_sub_groups, &max_sub_groups, NULL));
   assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL));
   assert_int_equal(max_wg, max_sub_groups); /* sub-groups of one work-item */
-  /* cl_khr_subgroups requires independent forward progress, which a group's work-items run
-   * one after another cannot give: OpenCL 3.0's sub-groups only. */
-  assert_false(kiln_test_extension_listed(env->device, "cl_khr_subgroups"));
-  /* Kiln's own answer (the loader resolves names of its dispatch table itself). */
-  assert_null(kiln_test_dispatch_of(env->platform)
-                  ->clGetExtensionFunctionAddressForPlatform(env->platform, "clGetKernelSubGroupInfoKHR"));
-  cl_bool progress = CL_TRUE;
+  /* cl_khr_subgroups, with the independent forward progress it requires
+   * (test_forward_progress.c shows it). */
+  kiln_test_expect_extension(env->device, "cl_khr_subgroups", CL_MAKE_VERSION(1, 0, 0));
+  cl_bool progress = CL_FALSE;
   assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, sizeof progress,
                                     &progress, NULL));
-  assert_int_equal(CL_FALSE, progress);
+  assert_int_equal(CL_TRUE, progress);
+  /* Its entry point, from Kiln itself (the loader resolves names of its dispatch table
+   * itself), answers as the core one does. */
+  clGetKernelSubGroupInfoKHR_fn khr = (clGetKernelSubGroupInfoKHR_fn)kiln_test_dispatch_of(env->platform)
+                                          ->clGetExtensionFunctionAddressForPlatform(env->platform,
+                                                                                     "clGetKernelSubGroupInfoKHR");
+  assert_non_null(khr);
+  cl_int err;
+  const char *source = "kernel void k(global int *p) { p[0] = get_sub_group_size(); }";
+  cl_program program = clCreateProgramWithSource(env->context, 1, &source, NULL, &err);
+  assert_cl_success(err);
+  assert_cl_success(clBuildProgram(program, 1, &env->device, "-cl-std=CL2.0", NULL, NULL));
+  cl_kernel kernel = clCreateKernel(program, "k", &err);
+  assert_cl_success(err);
+  size_t local = 32, size = 0, count = 0;
+  assert_cl_success(khr(kernel, env->device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE_KHR, sizeof local, &local,
+                        sizeof size, &size, NULL));
+  assert_int_equal(1, size);
+  assert_cl_success(khr(kernel, env->device, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE_KHR, sizeof local, &local,
+                        sizeof count, &count, NULL));
+  assert_int_equal(32, count);
+  assert_int_equal(CL_INVALID_KERNEL, khr(NULL, env->device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE_KHR,
+                                          sizeof local, &local, sizeof size, &size, NULL));
+  assert_cl_success(clReleaseKernel(kernel));
+  assert_cl_success(clReleaseProgram(program));
 }
 
 static cl_kernel build_kernel(struct kiln_test_env *env, const char *source, const char *name, cl_program *program) {

@@ -374,6 +374,55 @@ static void stack_sizes(void **state) {
   kiln_module_free(m);
 }
 
+/* kiln_jit_launcher_uses_fibers: kernels with a loop whose exit depends on an atomic,
+ * volatile or pipe read inside it run their work-items as fibers; loops of atomics whose
+ * results decide nothing, and reads before a loop, keep the ordinary launchers; the same
+ * from the objects (the compiled-code cache's path). */
+static void fiber_launchers(void **state) {
+  (void)state;
+  static const struct {
+    const char *name;
+    bool fibers;
+  } kernels[] = {{"spin", true},      {"volatile_spin", true}, {"cas_retry", true},   {"pipe_spin", true},
+                 {"histogram", false}, {"read_before", false}, {"counter_index", false}, {"plain", false}};
+  kiln_module *m = compile_ok(
+      "kernel void spin(local atomic_int *f, global int *p) { while (atomic_load(f) == 0) ; p[0] = 1; }\n"
+      "kernel void volatile_spin(volatile global int *f) { while (*f == 0) ; f[1] = 1; }\n"
+      "kernel void cas_retry(global atomic_int *c) { int old = atomic_load(c);\n"
+      "  while (!atomic_compare_exchange_weak(c, &old, old * 2 + 1)) ; }\n"
+      "kernel void pipe_spin(read_only pipe int in, global int *p) { int v; while (read_pipe(in, &v) != 0) ; p[0] = v; }\n"
+      "kernel void histogram(global const uchar *in, global atomic_int *h, int n) {\n"
+      "  for (int i = 0; i < n; i++) atomic_fetch_add(&h[in[i]], 1); }\n"
+      "kernel void read_before(global atomic_int *c, global int *p) { int n = atomic_load(c);\n"
+      "  for (int i = 0; i < n; i++) p[i] = i; }\n"
+      "kernel void counter_index(global atomic_int *c, global int *p, int n) {\n"
+      "  for (int i = 0; i < n; i++) p[atomic_fetch_add(c, 1)] = i; }\n"
+      "kernel void plain(global int *p, int n) { for (int i = 0; i < n; i++) p[i] += i; }\n",
+      "-cl-std=CL2.0");
+  kiln_module *exe = link_ok(m, "");
+  kiln_jit_program *jit = jit_ok(exe);
+  size_t count = kiln_jit_object_count(jit);
+  const void *objects[8];
+  size_t sizes[8];
+  assert_true(count >= 1 && count <= 8);
+  for (size_t i = 0; i < count; i++) objects[i] = kiln_jit_object(jit, i, &sizes[i]);
+  kiln_jit_program *again = NULL;
+  char *log = NULL;
+  assert_int_equal(KILN_COMPILE_OK, kiln_jit_load_objects(exe, objects, sizes, count, &again, &log));
+  free(log);
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+    size_t index;
+    kernel_named(exe, kernels[i].name, &index);
+    if (kiln_jit_launcher_uses_fibers(jit, index) != kernels[i].fibers)
+      fail_msg("%s: fibers %d, expected %d", kernels[i].name, !kernels[i].fibers, kernels[i].fibers);
+    assert_int_equal(kernels[i].fibers, kiln_jit_launcher_uses_fibers(again, index));
+  }
+  kiln_jit_free(again);
+  kiln_jit_free(jit);
+  kiln_module_free(exe);
+  kiln_module_free(m);
+}
+
 static void link_errors(void **state) {
   (void)state;
   kiln_module *m = compile_ok("int helper(int);\n__kernel void k(__global int *p) { p[0] = helper(1); }\n", "");
@@ -1006,7 +1055,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compile_errors_in_log), cmocka_unit_test(feature_macros),
       cmocka_unit_test(kernel_descriptions),   cmocka_unit_test(loop_detection),
-      cmocka_unit_test(stack_sizes),           cmocka_unit_test(compiler_faults),
+      cmocka_unit_test(stack_sizes), cmocka_unit_test(fiber_launchers),           cmocka_unit_test(compiler_faults),
       cmocka_unit_test(link_errors),
       cmocka_unit_test(vector_add),            cmocka_unit_test(streaming_stores),
       cmocka_unit_test(ndrange_3d),

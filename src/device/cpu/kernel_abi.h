@@ -115,11 +115,20 @@ struct kiln_device_image {
 /* The host helper the generic address space's functions call (registered with the JIT)
  * for an address outside the running group's local block and the call's frames:
  * int (uintptr_t p, uintptr_t stack_top), KILN_MEMORY_PRIVATE when p lies in the calling
- * thread's stack between its own frame and stack_top or in another worker's stack,
+ * thread's stack between its own frame and stack_top or in another worker's or a fiber's stack,
  * KILN_MEMORY_LOCAL in another thread's local block, else KILN_MEMORY_GLOBAL. */
 #define KILN_MEMORY_KIND_SYMBOL "__kiln_memory_kind"
 #define KILN_MEMORY_GLOBAL 0
 #define KILN_MEMORY_LOCAL 1
 #define KILN_MEMORY_PRIVATE 2
+
+/* Fiber launchers (fibers.h), for kernels whose work-items may wait on each other: the
+ * launcher calls int (ptr item, ptr context, uint64_t items) per group, `item` being
+ * void (ptr context, uint64_t linear_id); in the work-item function a barrier is a call of
+ * void () that waits for the group's other work-items, and a spin loop's back edge a call
+ * of void () that lets them run. */
+#define KILN_FIBERS_RUN_GROUP_SYMBOL "__kiln_fibers_run_group"
+#define KILN_FIBERS_BARRIER_SYMBOL "__kiln_fibers_barrier"
+#define KILN_FIBERS_YIELD_SYMBOL "__kiln_fibers_yield"
 
 #endif

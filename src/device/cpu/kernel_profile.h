@@ -11,6 +11,7 @@
 #define KILN_DEVICE_CPU_KERNEL_PROFILE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct kiln_enqueue_program;
@@ -18,6 +19,7 @@ struct kiln_enqueue_program;
 struct kiln_kernel_profile {
   const char *name;                  /* the kernel's (traces) */
   uint64_t stack_bytes;              /* its code's stack need (kiln_jit_launcher_stack); 0: unknown */
+  bool fibers;                       /* its launcher runs work-items as fibers (kiln_jit_launcher_uses_fibers) */
   _Atomic uint64_t ns_per_kilo_item; /* nanoseconds per 1024 work-items; 0: never measured */
   /* Its program's block kernels when it enqueues kernels (device_enqueue.h), else NULL:
    * such a launch runs with its children (kiln_execution_run_launch). */

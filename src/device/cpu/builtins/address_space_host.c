@@ -3,6 +3,7 @@
 #include "device/cpu/builtins/address_space_host.h"
 
 #include "device/cpu/compiler/compiler.h"
+#include "device/cpu/fibers.h"
 #include "device/cpu/kernel_abi.h"
 #include "device/cpu/ndrange_executor.h"
 #include "device/cpu/worker_pool.h"
@@ -16,7 +17,7 @@ __attribute__((noinline)) static int memory_kind(uintptr_t p, uintptr_t stack_to
   /* Another work-group's __local memory or another work-item's private memory is still
    * local or private (a kernel may pass such pointers through global memory). */
   if (kiln_ndrange_is_local_memory(p)) return KILN_MEMORY_LOCAL;
-  if (kiln_worker_pool_on_job_stack(p)) return KILN_MEMORY_PRIVATE;
+  if (kiln_worker_pool_on_job_stack(p) || kiln_fibers_on_stack(p)) return KILN_MEMORY_PRIVATE;
   return KILN_MEMORY_GLOBAL;
 }
 

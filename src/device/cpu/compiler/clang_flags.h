@@ -51,7 +51,7 @@
   "+cl_khr_int64_extended_atomics,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"       \
   "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_images,"               \
   "+__opencl_c_read_write_images,+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes,+cl_khr_depth_images,"     \
-  "+__opencl_c_generic_address_space,+__opencl_c_subgroups,+cl_khr_fp16,+__opencl_c_pipes,"                  \
+  "+__opencl_c_generic_address_space,+__opencl_c_subgroups,+cl_khr_subgroups,+cl_khr_fp16,+__opencl_c_pipes,"                  \
   "+__opencl_c_device_enqueue"
 
 /* The cc1 flags the in-process compiler uses for every program (user options follow).

@@ -111,6 +111,10 @@ kiln_launcher_fn kiln_jit_launcher(const kiln_jit_program *program, size_t kerne
  * functions; from the generated machine code (library functions it calls come on top).
  * 0: not known. */
 uint64_t kiln_jit_launcher_stack(const kiln_jit_program *program, size_t kernel_index);
+/* Whether that launcher runs work-items as fibers (device/cpu/fibers.h): the kernel may
+ * wait in a loop for another work-item of its group. Their private memory is on the
+ * fibers' stacks then. */
+bool kiln_jit_launcher_uses_fibers(const kiln_jit_program *program, size_t kernel_index);
 void kiln_jit_free(kiln_jit_program *program);
 
 /* Makes a host function or object visible to JIT-compiled code under `name` (runtime

@@ -146,14 +146,19 @@ struct ImageFormat {
 // format fields are constants there (kernels without barriers only).
 llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
                                const LocalLayout &locals, const std::string &name, std::string &error,
-                               const std::vector<ImageFormat> *image_formats = nullptr);
+                               const std::vector<ImageFormat> *image_formats = nullptr, bool fibers = false);
+// Kernels whose work-items may wait on each other (spin_loops.cpp): when `k` reads memory
+// atomically at all, inlines it and puts a call of KILN_FIBERS_YIELD_SYMBOL on the back
+// edges of its loops whose exits depend on such reads; `spins`: it has such loops, so it
+// needs a launcher that runs its work-items as fibers (build_launcher's `fibers`).
+bool yield_in_spin_loops(llvm::Function &k, bool &spins, std::string &error);
 // The launcher of a kernel with image arguments (image_dispatch.cpp): launchers specialized
 // for common formats (every image argument of one format) behind a dispatcher `name` that
 // picks one by the images of the launch, else the generic launcher. Plain build_launcher
-// for kernels without images or with barriers, and when `specialize` is false.
+// for kernels without images, with barriers or fibers, and when `specialize` is false.
 llvm::Function *build_image_launchers(llvm::Module &m, llvm::Function &k, const kiln_kernel_desc &desc,
                                       const LocalLayout &locals, const std::string &name, bool specialize,
-                                      std::string &error);
+                                      std::string &error, bool fibers = false);
 // Runs over `f` the function passes `add` puts in a pass manager, with LLVM's analyses
 // registered on a PassBuilder without a target (launcher.cpp).
 void run_function_passes(llvm::Function &f,

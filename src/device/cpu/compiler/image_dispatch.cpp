@@ -29,11 +29,12 @@ constexpr kiln::ImageFormat kSpecializedFormats[] = {
 namespace kiln {
 
 Function *build_image_launchers(Module &m, Function &k, const kiln_kernel_desc &desc, const LocalLayout &locals,
-                                const std::string &name, bool specialize, std::string &error) {
+                                const std::string &name, bool specialize, std::string &error, bool fibers) {
   std::vector<unsigned> images;
   for (unsigned i = 0; i < desc.num_args; i++)
     if (desc.args[i].kind == KILN_ARG_IMAGE) images.push_back(i);
-  if (!specialize || images.empty() || desc.uses_barriers) return build_launcher(m, k, desc, locals, name, error);
+  if (!specialize || images.empty() || desc.uses_barriers || fibers)
+    return build_launcher(m, k, desc, locals, name, error, nullptr, fibers);
 
   std::vector<Function *> launchers;
   for (const ImageFormat &format : kSpecializedFormats) {

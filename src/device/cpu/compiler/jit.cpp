@@ -51,6 +51,7 @@ struct kiln_jit_program {
   std::vector<kiln_launcher_fn> launchers;
   std::vector<std::string> objects;  // the machine code compiled for it (empty when loaded from objects)
   std::vector<uint64_t> stack_bytes; // per launcher: the stack a call needs (stack_sizes.cpp)
+  std::vector<bool> fibers;          // per launcher: runs work-items as fibers (launcher.cpp)
 };
 
 namespace {
@@ -204,6 +205,8 @@ void measure_stacks(kiln_jit_program &program, const std::vector<StringRef> &obj
   for (size_t i = 0; i < count; i++) {
     auto own = sizes.find(launcher_name(i));
     program.stack_bytes.push_back(known && own != sizes.end() ? own->second + others : 0);
+    // Its work-item function, the one function a fiber launcher names after itself.
+    program.fibers.push_back(sizes.count(launcher_name(i) + ".fiber_item") != 0);
   }
 }
 
@@ -270,8 +273,11 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   if (!opt_disable) kiln::add_vector_math_variants(*m);
   std::set<Function *> launchers;
   for (size_t i = 0; i < kernels.size(); i++) {
-    Function *l = kiln::build_image_launchers(*m, *kernels[i], executable->kernels[i], layouts[i], launcher_name(i),
-                                              !opt_disable, error);
+    bool fibers = false;
+    Function *l = nullptr;
+    if (kiln::yield_in_spin_loops(*kernels[i], fibers, error))
+      l = kiln::build_image_launchers(*m, *kernels[i], executable->kernels[i], layouts[i], launcher_name(i),
+                                      !opt_disable, error, fibers);
     if (!l) {
       m.reset();
       return fail(error);
@@ -332,6 +338,10 @@ kiln_launcher_fn kiln_jit_launcher(const kiln_jit_program *program, size_t kerne
 
 uint64_t kiln_jit_launcher_stack(const kiln_jit_program *program, size_t kernel_index) {
   return kernel_index < program->stack_bytes.size() ? program->stack_bytes[kernel_index] : 0;
+}
+
+bool kiln_jit_launcher_uses_fibers(const kiln_jit_program *program, size_t kernel_index) {
+  return kernel_index < program->fibers.size() && program->fibers[kernel_index];
 }
 
 void kiln_jit_free(kiln_jit_program *program) { delete program; }

@@ -30,6 +30,7 @@
 #include "device/cpu/compiler/idle_work_items.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
 #include "device/cpu/device_enqueue_symbols.h"
+#include "device/cpu/fibers.h"
 
 #include <llvm/Analysis/TargetTransformInfoImpl.h>
 #include <llvm/Analysis/UniformityAnalysis.h>
@@ -68,6 +69,8 @@ namespace {
 [[maybe_unused]] const bool pipe_host_registered = (kiln_pipe_host_register(), true);
 // And the device-side enqueue functions (device/cpu/device_enqueue.c).
 [[maybe_unused]] const bool device_enqueue_registered = (kiln_device_enqueue_register(), true);
+// And the fiber launchers' scheduler (device/cpu/fibers.c).
+[[maybe_unused]] const bool fibers_registered = (kiln_fibers_register(), true);
 
 // The values a work-item intrinsic stands for, per dimension, at the current iteration.
 struct WorkItemValues {
@@ -786,6 +789,118 @@ bool inline_region_calls(Function &f, const std::vector<RegionCall> &calls, cons
   for (Function *fn : functions) fn->eraseFromParent();
   return true;
 }
+// The launch's values of the work-item intrinsics that a launch's description gives.
+void launch_values(IRBuilder<> &b, Value *nd, WorkItemValues &v) {
+  auto nd_field = [&](size_t offset, const char *field) {
+    return b.CreateAlignedLoad(b.getInt64Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), nd, offset), Align(8), field);
+  };
+  v.work_dim = b.CreateAlignedLoad(b.getInt32Ty(), nd, Align(8), "work_dim");
+  for (int d = 0; d < 3; d++) {
+    v.global_offset[d] = nd_field(offsetof(kiln_ndrange, global_offset) + 8 * d, "global_offset");
+    v.global_size[d] = nd_field(offsetof(kiln_ndrange, global_size) + 8 * d, "global_size");
+    v.enqueued_local_size[d] = nd_field(offsetof(kiln_ndrange, local_size) + 8 * d, "local_size");
+    v.num_groups[d] = nd_field(offsetof(kiln_ndrange, num_groups) + 8 * d, "num_groups");
+  }
+}
+
+// ---- Fiber launchers (device/cpu/fibers.h) ------------------------------------------------
+
+// What a fiber launcher passes its work-item function: the launch, the thread's local
+// memory, the group's ids and actual sizes, then the kernel's argument values.
+enum : unsigned { FIBER_ND, FIBER_LOCAL_MEM, FIBER_GROUP_ID, FIBER_LOCAL_SIZE, FIBER_ARGS };
+
+StructType *fiber_context_type(Function &k) {
+  LLVMContext &c = k.getContext();
+  Type *ptr = PointerType::get(c, 0);
+  Type *sizes = ArrayType::get(Type::getInt64Ty(c), 3);
+  std::vector<Type *> fields{ptr, ptr, sizes, sizes};
+  for (Argument &a : k.args()) fields.push_back(a.getType());
+  return StructType::get(c, fields);
+}
+
+// void (ptr context, i64 linear_id): the kernel's body for one work-item of the group the
+// context describes, run on a fiber's stack; its barriers are the fibers' barrier.
+Function *fiber_item_function(Module &m, Function &k, const kiln::LocalLayout &locals, StructType *context_type,
+                              const std::string &name, std::string &error) {
+  LLVMContext &c = m.getContext();
+  Type *ptr = PointerType::get(c, 0);
+  Function *item = Function::Create(FunctionType::get(Type::getVoidTy(c), {ptr, Type::getInt64Ty(c)}, false),
+                                    GlobalValue::InternalLinkage, name + ".fiber_item", m);
+  item->addFnAttr(Attribute::NoUnwind);
+  Argument *context = item->getArg(0), *linear = item->getArg(1);
+  IRBuilder<> b(BasicBlock::Create(c, "entry", item));
+  auto field = [&](unsigned i) {
+    return b.CreateLoad(context_type->getElementType(i), b.CreateStructGEP(context_type, context, i));
+  };
+  auto size_field = [&](unsigned i, unsigned d) {
+    return b.CreateLoad(b.getInt64Ty(), b.CreateInBoundsGEP(context_type, context, {b.getInt32(0), b.getInt32(i), b.getInt32(d)}));
+  };
+  Value *nd = field(FIBER_ND), *local_mem = field(FIBER_LOCAL_MEM);
+  WorkItemValues v{};
+  launch_values(b, nd, v);
+  for (unsigned d = 0; d < 3; d++) {
+    v.group_id[d] = size_field(FIBER_GROUP_ID, d);
+    v.local_size[d] = size_field(FIBER_LOCAL_SIZE, d);
+  }
+  Value *rest = b.CreateUDiv(linear, v.local_size[0]);
+  v.local_id[0] = b.CreateURem(linear, v.local_size[0], "local_id.x");
+  v.local_id[1] = b.CreateURem(rest, v.local_size[1], "local_id.y");
+  v.local_id[2] = b.CreateUDiv(rest, v.local_size[1], "local_id.z");
+  // Private memory is this fiber's stack, from the frame of a call down to this function's
+  // return address; another fiber's stack is private memory too (fibers.h).
+  Value *local_address = b.CreatePtrToInt(local_mem, b.getInt64Ty());
+  Value *local_bytes = b.CreateAlignedLoad(
+      b.getInt64Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), nd, offsetof(kiln_ndrange, local_mem_bytes)), Align(8));
+  v.memory_bound[KILN_BOUND_LOCAL_BEGIN] = local_address;
+  v.memory_bound[KILN_BOUND_LOCAL_END] = b.CreateAdd(local_address, local_bytes);
+  v.memory_bound[KILN_BOUND_FRAMES_BEGIN] = v.memory_bound[KILN_BOUND_FRAMES_END] = b.getInt64(0);
+  v.memory_bound[KILN_BOUND_STACK_TOP] =
+      b.CreatePtrToInt(b.CreateIntrinsic(Intrinsic::addressofreturnaddress, {ptr}, {}), b.getInt64Ty());
+  Value *local_base = b.CreateAddrSpaceCast(local_mem, PointerType::get(c, kiln::AS_LOCAL));
+  std::vector<std::pair<GlobalVariable *, Value *>> local_vars;
+  for (auto &[gv, offset] : locals.variables)
+    local_vars.emplace_back(gv, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local_base, offset, gv->getName()));
+  std::vector<Value *> args;
+  for (unsigned i = 0; i < k.arg_size(); i++) args.push_back(field(FIBER_ARGS + i));
+  b.CreateCall(&k, args);
+  b.CreateRetVoid();
+  if (!kiln::inline_all(*item, error)) return nullptr;
+
+  FunctionCallee barrier = m.getOrInsertFunction(KILN_FIBERS_BARRIER_SYMBOL, FunctionType::get(b.getVoidTy(), false));
+  std::vector<Instruction *> barriers;
+  for (Instruction &inst : instructions(*item))
+    if (is_barrier_call(inst)) barriers.push_back(&inst);
+  for (Instruction *call : barriers) {
+    IRBuilder<>(call).CreateCall(barrier);
+    call->eraseFromParent();
+  }
+  replace_intrinsics(blocks_of(*item), v);
+  for (auto &[gv, p] : local_vars) {
+    convertUsersOfConstantsToInstructions({gv}, item);
+    gv->replaceUsesWithIf(p, [item](Use &u) {
+      auto *inst = dyn_cast<Instruction>(u.getUser());
+      return inst && inst->getFunction() == item;
+    });
+  }
+  return item;
+}
+
+// One group of a fiber launcher, at the builder's position: its ids and sizes into the
+// context, then the fibers' run; `fail` when their stacks could not be had.
+void emit_fiber_group(IRBuilder<> &b, Module &m, const WorkItemValues &v, Value *context, StructType *context_type,
+                      Function *item, BasicBlock *fail) {
+  for (unsigned d = 0; d < 3; d++) {
+    b.CreateStore(v.group_id[d], b.CreateInBoundsGEP(context_type, context, {b.getInt32(0), b.getInt32(FIBER_GROUP_ID), b.getInt32(d)}));
+    b.CreateStore(v.local_size[d], b.CreateInBoundsGEP(context_type, context, {b.getInt32(0), b.getInt32(FIBER_LOCAL_SIZE), b.getInt32(d)}));
+  }
+  Value *items = b.CreateMul(b.CreateMul(v.local_size[0], v.local_size[1]), v.local_size[2]);
+  FunctionCallee run = m.getOrInsertFunction(
+      KILN_FIBERS_RUN_GROUP_SYMBOL, FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy(), b.getInt64Ty()}, false));
+  Value *failed = b.CreateICmpNE(b.CreateCall(run, {item, context, items}), b.getInt32(0));
+  BasicBlock *ran = BasicBlock::Create(b.getContext(), "fibers.ran", b.GetInsertBlock()->getParent());
+  b.CreateCondBr(failed, fail, ran);
+  b.SetInsertPoint(ran);
+}
 }  // namespace
 
 namespace kiln {
@@ -829,7 +944,7 @@ bool inline_all(Function &f, std::string &error) {
 
 Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, const LocalLayout &locals,
                          const std::string &name, std::string &error,
-                         const std::vector<kiln::ImageFormat> *image_formats) {
+                         const std::vector<kiln::ImageFormat> *image_formats, bool fibers) {
   LLVMContext &c = m.getContext();
   const DataLayout &dl = m.getDataLayout();
   Type *ptr = PointerType::get(c, 0);
@@ -843,7 +958,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   f->addParamAttr(1, Attribute::NoCapture);
   Argument *args = f->getArg(0), *nd = f->getArg(1), *first = f->getArg(2), *count = f->getArg(3);
   Argument *local_mem = f->getArg(4);
-  bool barriers = desc.uses_barriers;
+  bool barriers = desc.uses_barriers && !fibers;  // a fiber launcher's barriers switch fibers
 
   SplitKernel split;
   if (barriers && (!inline_all(k, error) || !split_kernel(k, split, error))) {
@@ -857,13 +972,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     return b.CreateAlignedLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), nd, offset), Align(8), field);
   };
   WorkItemValues v{};
-  v.work_dim = b.CreateAlignedLoad(b.getInt32Ty(), nd, Align(8), "work_dim");
-  for (int d = 0; d < 3; d++) {
-    v.global_offset[d] = nd_field(offsetof(kiln_ndrange, global_offset) + 8 * d, "global_offset");
-    v.global_size[d] = nd_field(offsetof(kiln_ndrange, global_size) + 8 * d, "global_size");
-    v.enqueued_local_size[d] = nd_field(offsetof(kiln_ndrange, local_size) + 8 * d, "local_size");
-    v.num_groups[d] = nd_field(offsetof(kiln_ndrange, num_groups) + 8 * d, "num_groups");
-  }
+  launch_values(b, nd, v);
 
   // Kernel arguments from the packed block.
   std::vector<Value *> call_args;
@@ -976,10 +1085,30 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   v.memory_bound[KILN_BOUND_STACK_TOP] =
       b.CreatePtrToInt(b.CreateIntrinsic(Intrinsic::addressofreturnaddress, {ptr}, {}), i64);
 
+  // A fiber launcher: the kernel's arguments in the context its work-item function reads.
+  StructType *fiber_context = fibers ? fiber_context_type(k) : nullptr;
+  AllocaInst *fiber_values = nullptr;
+  Function *fiber_item = nullptr;
+  BasicBlock *fibers_failed = nullptr;
+  if (fibers) {
+    fiber_values = b.CreateAlloca(fiber_context, nullptr, "fiber_context");
+    b.CreateStore(nd, b.CreateStructGEP(fiber_context, fiber_values, FIBER_ND));
+    b.CreateStore(local_mem, b.CreateStructGEP(fiber_context, fiber_values, FIBER_LOCAL_MEM));
+    for (unsigned i = 0; i < k.arg_size(); i++)
+      b.CreateStore(call_args[i], b.CreateStructGEP(fiber_context, fiber_values, FIBER_ARGS + i));
+    fiber_item = fiber_item_function(m, k, locals, fiber_context, name, error);
+    if (!fiber_item) {
+      f->eraseFromParent();
+      return nullptr;
+    }
+    fibers_failed = BasicBlock::Create(c, "fibers.failed", f);
+    IRBuilder<>(fibers_failed).CreateRet(b.getInt32(1));
+  }
+
   // Whole-function vectorization (wfv/) where it applies: of the kernel, or (with
-  // barriers) of each region.
-  Vectorizing vectorizing{wfv::mode() != wfv::Mode::Off && !has_option(m, OPTION_OPT_DISABLE), false, wfv::width(),
-                          wfv::narrow_width()};
+  // barriers) of each region. Fibers run one work-item each.
+  Vectorizing vectorizing{wfv::mode() != wfv::Mode::Off && !has_option(m, OPTION_OPT_DISABLE) && !fibers, false,
+                          wfv::width(), wfv::narrow_width()};
   for (unsigned i = 0; i < k.arg_size(); i++) vectorizing.has_images |= desc.args[i].kind == KILN_ARG_IMAGE;
   VectorForms forms;
   std::vector<RegionCall> region_calls;
@@ -1010,6 +1139,10 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     v.local_size[d] = b.CreateBinaryIntrinsic(Intrinsic::umin, v.enqueued_local_size[d], left, nullptr, "local_size");
   }
   auto emit_group = [&](WorkItemValues &values) {
+    if (fibers) {
+      emit_fiber_group(b, m, values, fiber_values, fiber_context, fiber_item, fibers_failed);
+      return;
+    }
     if (barriers) {
       emit_regions(b, split, regions, call_args, values, frames, items, uniform_current, uniform_next, next_region,
                    vectorizing, region_calls);
@@ -1034,7 +1167,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   const uint64_t *reqd = desc.reqd_work_group_size;
   WorkItemValues full_values = v;
   BasicBlock *full_group = nullptr;
-  if (reqd[0] && !has_option(m, OPTION_OPT_DISABLE)) {
+  if (reqd[0] && !has_option(m, OPTION_OPT_DISABLE) && !fibers) {
     Value *full = b.getTrue();
     for (int d = 0; d < 3; d++) {
       full_values.local_size[d] = full_values.enqueued_local_size[d] = b.getInt64(reqd[d]);

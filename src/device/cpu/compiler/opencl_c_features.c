@@ -26,6 +26,8 @@ static const struct kiln_opencl_c_macro macros[] = {
     {"cl_khr_extended_bit_ops", false, false, true},
     {"cl_khr_integer_dot_product", false, false, true},
     {"cl_khr_expect_assume", false, false, true},
+    /* cl_khr_subgroups: clang's (OpenCL C 2.0 and later). */
+    {"cl_khr_subgroups", false, true, false},
     /* Sub-group extensions (builtins/subgroups.cl): OpenCL C 2.0 and later, like
      * __opencl_c_subgroups (KILN_CLANG_CL_EXT). */
     {"cl_khr_subgroup_extended_types", false, false, false},

@@ -1,0 +1,104 @@
+// spin_loops.cpp: which kernels need their work-items run as fibers (device/cpu/fibers.h).
+// A work-item can only wait for another of its group in a loop whose exit depends on what
+// that other one stores, read through an atomic or volatile access, an atomic
+// read-modify-write or a pipe function — a non-atomic read of another work-item's
+// store without a barrier between them is a data race, undefined in OpenCL. Such a loop is
+// a spin loop; its reads must be inside it (a value read before the loop cannot change in
+// it). A histogram's loop of atomic_inc, whose results decide nothing, is not one, so such
+// kernels keep the ordinary, vectorized launchers.
+#include "device/cpu/builtins/pipe_host.h"
+#include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/kernel_abi.h"
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+
+#include <set>
+#include <vector>
+
+using namespace llvm;
+
+namespace {
+
+// A read of memory another work-item may be writing meanwhile.
+bool reads_shared_memory(const Instruction &inst) {
+  if (auto *load = dyn_cast<LoadInst>(&inst)) return load->isAtomic() || load->isVolatile();
+  if (isa<AtomicRMWInst>(inst) || isa<AtomicCmpXchgInst>(inst)) return true;
+  if (auto *call = dyn_cast<CallInst>(&inst)) {
+    if (isa<IntrinsicInst>(call)) return false;
+    // The pipe functions (builtins/pipe_host.c): a read or reservation may fail until
+    // another work-item writes, a write until another reads.
+    Function *callee = call->getCalledFunction();
+    return callee && callee->isDeclaration() && kiln_pipe_host_defines(callee->getName().str().c_str());
+  }
+  return false;
+}
+
+bool anything_shared_read(Function &k, std::set<Function *> &seen) {
+  if (!seen.insert(&k).second || k.isDeclaration()) return false;
+  for (Instruction &inst : instructions(k)) {
+    if (reads_shared_memory(inst)) return true;
+    if (auto *call = dyn_cast<CallInst>(&inst))
+      if (Function *callee = call->getCalledFunction())
+        if (anything_shared_read(*callee, seen)) return true;
+  }
+  return false;
+}
+
+// Whether a branch of `loop` decides on a value computed from one of its shared reads.
+bool is_spin_loop(const Loop &loop) {
+  std::vector<const Instruction *> work;
+  std::set<const Instruction *> tainted;
+  for (const BasicBlock *bb : loop.blocks())
+    for (const Instruction &inst : *bb)
+      if (reads_shared_memory(inst) && tainted.insert(&inst).second) work.push_back(&inst);
+  while (!work.empty()) {
+    const Instruction *inst = work.back();
+    work.pop_back();
+    for (const User *u : inst->users()) {
+      auto *user = dyn_cast<Instruction>(u);
+      if (!user) continue;
+      if ((isa<BranchInst>(user) || isa<SwitchInst>(user)) && loop.contains(user)) return true;
+      if (tainted.insert(user).second) work.push_back(user);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+namespace kiln {
+
+bool yield_in_spin_loops(Function &k, bool &spins, std::string &error) {
+  spins = false;
+  std::set<Function *> seen;
+  if (!anything_shared_read(k, seen)) return true;
+  if (!inline_all(k, error)) return false;
+  DominatorTree dt(k);
+  LoopInfo loops(dt);
+  std::vector<std::pair<BasicBlock *, BasicBlock *>> back_edges;
+  for (Loop *loop : loops.getLoopsInPreorder()) {
+    if (!is_spin_loop(*loop)) continue;
+    SmallVector<BasicBlock *, 4> latches;
+    loop->getLoopLatches(latches);
+    for (BasicBlock *latch : latches) back_edges.emplace_back(latch, loop->getHeader());
+  }
+  if (back_edges.empty()) return true;
+  spins = true;
+  Module &m = *k.getParent();
+  FunctionCallee yield = m.getOrInsertFunction(KILN_FIBERS_YIELD_SYMBOL, FunctionType::get(Type::getVoidTy(m.getContext()), false));
+  // On the back edge only: a loop left at once (a compare-and-swap that succeeds at the
+  // first try) yields nothing.
+  for (auto &[latch, header] : back_edges) {
+    BasicBlock *edge = SplitEdge(latch, header);
+    IRBuilder<>(edge->getTerminator()).CreateCall(yield);
+  }
+  return true;
+}
+
+}  // namespace kiln
