@@ -399,6 +399,24 @@ static void fiber_launchers(void **state) {
       "  for (int i = 0; i < n; i++) p[atomic_fetch_add(c, 1)] = i; }\n"
       "kernel void plain(global int *p, int n) { for (int i = 0; i < n; i++) p[i] += i; }\n",
       "-cl-std=CL2.0");
+  /* Unoptimized, a read reaches the exit's branch through a stack variable. */
+  kiln_module *unoptimized = compile_ok(
+      "kernel void spin(local atomic_int *f, global int *p) { int v; do { v = atomic_load(f); if (v != 0) break; }\n"
+      "  while (true); p[0] = v; }\n"
+      "kernel void histogram(global const uchar *in, global atomic_int *h, global int *seen, int n) {\n"
+      "  for (int i = 0; i < n; i++) { int old = atomic_fetch_add(&h[in[i]], 1); seen[i] = old; } }\n",
+      "-cl-std=CL2.0 -cl-opt-disable");
+  kiln_module *unoptimized_exe = link_ok(unoptimized, "-cl-opt-disable");
+  kiln_jit_program *unoptimized_jit = jit_ok(unoptimized_exe);
+  size_t spin_index, histogram_index;
+  kernel_named(unoptimized_exe, "spin", &spin_index);
+  kernel_named(unoptimized_exe, "histogram", &histogram_index);
+  assert_true(kiln_jit_launcher_uses_fibers(unoptimized_jit, spin_index));
+  assert_false(kiln_jit_launcher_uses_fibers(unoptimized_jit, histogram_index));
+  kiln_jit_free(unoptimized_jit);
+  kiln_module_free(unoptimized_exe);
+  kiln_module_free(unoptimized);
+
   kiln_module *exe = link_ok(m, "");
   kiln_jit_program *jit = jit_ok(exe);
   size_t count = kiln_jit_object_count(jit);

@@ -56,14 +56,21 @@ struct fiber {
 };
 
 /* A thread's fibers, kept while it lives (a worker for ever, a helping application thread
- * until it exits). */
+ * until it exits). A fiber runs work-items one after another, from the next one nobody
+ * has started, until one of them waits (a barrier or a spin loop's further turn); only
+ * then does the scheduler start another fiber. Work-items that never wait so cost a call
+ * each, not a stack and two switches; a group reaching a barrier gets a fiber per
+ * work-item. */
 struct fiber_set {
   char *stacks;      /* `capacity` stacks of KILN_FIBER_STACK_BYTES, fiber 0's lowest */
   uint64_t capacity;
   struct fiber *fibers;
   bool running;      /* within kiln_fibers_run_group */
   void *scheduler;   /* the run_group loop's context while a fiber runs */
-  uint64_t current, items, waiting, done;
+  uint64_t current;  /* the running fiber */
+  uint64_t started;  /* fibers started */
+  uint64_t cursor[3]; /* work-items: the next to start, the count, those ended (kernel_abi.h) */
+  uint64_t waiting;  /* work-items at a barrier */
   kiln_fiber_item_fn item;
   void *item_context;
   struct fiber_set *next; /* in the registry */
@@ -182,11 +189,22 @@ static void fiber_main(struct fcontext_transfer t) {
   __sanitizer_finish_switch_fiber(NULL, &s->scheduler_stack, &s->scheduler_stack_size);
 #endif
   s->scheduler = t.context;
-  uint64_t i = s->current;
-  s->item(s->item_context, i);
-  s->fibers[i].state = FIBER_DONE;
-  s->done++;
+  s->item(s->item_context, s->cursor);
+  s->fibers[s->current].state = FIBER_DONE;
   leave(s, true);
+}
+
+static void start_fiber(struct fiber_set *s) {
+  uint64_t f = s->started++;
+#ifdef KILN_FIBERS_ASAN
+  /* An ended fiber left its frames' redzones behind. */
+  __asan_unpoison_memory_region(stack_low(s, f), KILN_FIBER_STACK_BYTES);
+#endif
+#ifdef KILN_FIBERS_TSAN
+  s->fibers[f].tsan = __tsan_create_fiber(0);
+#endif
+  s->fibers[f].context = make_fcontext(stack_low(s, f) + KILN_FIBER_STACK_BYTES, KILN_FIBER_STACK_BYTES, fiber_main);
+  s->fibers[f].state = FIBER_RUNNABLE;
 }
 
 int kiln_fibers_run_group(kiln_fiber_item_fn item, void *context, uint64_t items) {
@@ -195,35 +213,32 @@ int kiln_fibers_run_group(kiln_fiber_item_fn item, void *context, uint64_t items
   s->running = true;
   s->item = item;
   s->item_context = context;
-  s->items = items;
-  s->waiting = s->done = 0;
+  s->cursor[KILN_FIBERS_CURSOR_NEXT] = s->cursor[KILN_FIBERS_CURSOR_DONE] = 0;
+  s->cursor[KILN_FIBERS_CURSOR_END] = items;
+  s->started = s->waiting = 0;
+  const uint64_t *next = &s->cursor[KILN_FIBERS_CURSOR_NEXT], *done = &s->cursor[KILN_FIBERS_CURSOR_DONE];
 #ifdef KILN_FIBERS_TSAN
   s->scheduler_tsan = __tsan_get_current_fiber();
 #endif
-  for (uint64_t i = 0; i < items; i++) {
-#ifdef KILN_FIBERS_ASAN
-    /* An ended fiber left its frames' redzones behind. */
-    __asan_unpoison_memory_region(stack_low(s, i), KILN_FIBER_STACK_BYTES);
-#endif
-#ifdef KILN_FIBERS_TSAN
-    s->fibers[i].tsan = __tsan_create_fiber(0);
-#endif
-    s->fibers[i].context = make_fcontext(stack_low(s, i) + KILN_FIBER_STACK_BYTES, KILN_FIBER_STACK_BYTES, fiber_main);
-    s->fibers[i].state = FIBER_RUNNABLE;
-  }
-  while (s->done < items) {
-    for (uint64_t i = 0; i < items; i++)
-      if (s->fibers[i].state == FIBER_RUNNABLE) enter(s, i);
+  start_fiber(s);
+  while (*done < items) {
+    /* Round-robin; a fiber whose work-item waits lets a new one take the next unstarted
+     * work-item (which may be what it waits for), entered in the same round. */
+    for (uint64_t f = 0; f < s->started; f++) {
+      if (s->fibers[f].state != FIBER_RUNNABLE) continue;
+      enter(s, f);
+      if (s->fibers[f].state != FIBER_DONE && *next < items) start_fiber(s);
+    }
     /* A barrier opens once every work-item that has not ended waits at it (all must
      * reach it: OpenCL's rule). */
-    if (s->waiting && s->waiting + s->done == items) {
-      for (uint64_t i = 0; i < items; i++)
-        if (s->fibers[i].state == FIBER_AT_BARRIER) s->fibers[i].state = FIBER_RUNNABLE;
+    if (s->waiting && *next == items && s->waiting + *done == items) {
+      for (uint64_t f = 0; f < s->started; f++)
+        if (s->fibers[f].state == FIBER_AT_BARRIER) s->fibers[f].state = FIBER_RUNNABLE;
       s->waiting = 0;
     }
   }
 #ifdef KILN_FIBERS_TSAN
-  for (uint64_t i = 0; i < items; i++) __tsan_destroy_fiber(s->fibers[i].tsan);
+  for (uint64_t f = 0; f < s->started; f++) __tsan_destroy_fiber(s->fibers[f].tsan);
 #endif
   s->running = false;
   return 0;

@@ -26,13 +26,13 @@ extern "C" {
 /* Whether a fiber launcher needing `code_bytes` of stack for its own code fits a fiber. */
 bool kiln_fibers_stack_fits(uint64_t code_bytes);
 
-/* The work-item function of a fiber launcher: runs work-item `linear_id` of the group
- * `context` describes. */
-typedef void (*kiln_fiber_item_fn)(void *context, uint64_t linear_id);
+/* The work-item function of a fiber launcher: runs the work-items of the group `context`
+ * describes that it claims from `cursor` (kernel_abi.h's KILN_FIBERS_CURSOR_*). */
+typedef void (*kiln_fiber_item_fn)(void *context, uint64_t *cursor);
 
-/* Runs work-items 0 .. items - 1 of a group to their end, each as a fiber; returns 0, or 1
- * when their stacks could not be had (out of memory). Called by launchers (JIT code, by
- * the name KILN_FIBERS_RUN_GROUP_SYMBOL of kernel_abi.h). */
+/* Runs work-items 0 .. items - 1 of a group to their end on fibers; returns 0, or 1 when
+ * their stacks could not be had (out of memory). Called by launchers (JIT code, by the
+ * name KILN_FIBERS_RUN_GROUP_SYMBOL of kernel_abi.h). */
 int kiln_fibers_run_group(kiln_fiber_item_fn item, void *context, uint64_t items);
 
 /* Whether `p` lies in a fiber stack of any thread: another work-item's private memory, for

@@ -123,10 +123,14 @@ struct kiln_device_image {
 #define KILN_MEMORY_PRIVATE 2
 
 /* Fiber launchers (fibers.h), for kernels whose work-items may wait on each other: the
- * launcher calls int (ptr item, ptr context, uint64_t items) per group, `item` being
- * void (ptr context, uint64_t linear_id); in the work-item function a barrier is a call of
- * void () that waits for the group's other work-items, and a spin loop's back edge a call
- * of void () that lets them run. */
+ * launcher calls int (ptr items, ptr context, uint64_t count) per group, `items` being
+ * void (ptr context, uint64_t *cursor), which runs work-items cursor[NEXT], incrementing it
+ * before each, while it is below cursor[END], and increments cursor[DONE] after each; in it
+ * a barrier is a call of void () that waits for the group's other work-items, and a spin
+ * loop's back edge a call of void () that lets them run. */
+#define KILN_FIBERS_CURSOR_NEXT 0
+#define KILN_FIBERS_CURSOR_END 1
+#define KILN_FIBERS_CURSOR_DONE 2
 #define KILN_FIBERS_RUN_GROUP_SYMBOL "__kiln_fibers_run_group"
 #define KILN_FIBERS_BARRIER_SYMBOL "__kiln_fibers_barrier"
 #define KILN_FIBERS_YIELD_SYMBOL "__kiln_fibers_yield"

@@ -818,16 +818,18 @@ StructType *fiber_context_type(Function &k) {
   return StructType::get(c, fields);
 }
 
-// void (ptr context, i64 linear_id): the kernel's body for one work-item of the group the
-// context describes, run on a fiber's stack; its barriers are the fibers' barrier.
+// void (ptr context, ptr cursor): runs the kernel's body for work-items of the group the
+// context describes, claiming each from the cursor (kernel_abi.h) until none is left, on a
+// fiber's stack; its barriers are the fibers' barrier. The loop is here, not in the
+// scheduler, so that what is the same for every work-item is computed once per fiber.
 Function *fiber_item_function(Module &m, Function &k, const kiln::LocalLayout &locals, StructType *context_type,
                               const std::string &name, std::string &error) {
   LLVMContext &c = m.getContext();
   Type *ptr = PointerType::get(c, 0);
-  Function *item = Function::Create(FunctionType::get(Type::getVoidTy(c), {ptr, Type::getInt64Ty(c)}, false),
+  Function *item = Function::Create(FunctionType::get(Type::getVoidTy(c), {ptr, ptr}, false),
                                     GlobalValue::InternalLinkage, name + ".fiber_item", m);
   item->addFnAttr(Attribute::NoUnwind);
-  Argument *context = item->getArg(0), *linear = item->getArg(1);
+  Argument *context = item->getArg(0), *cursor = item->getArg(1);
   IRBuilder<> b(BasicBlock::Create(c, "entry", item));
   auto field = [&](unsigned i) {
     return b.CreateLoad(context_type->getElementType(i), b.CreateStructGEP(context_type, context, i));
@@ -842,10 +844,52 @@ Function *fiber_item_function(Module &m, Function &k, const kiln::LocalLayout &l
     v.group_id[d] = size_field(FIBER_GROUP_ID, d);
     v.local_size[d] = size_field(FIBER_LOCAL_SIZE, d);
   }
-  Value *rest = b.CreateUDiv(linear, v.local_size[0]);
-  v.local_id[0] = b.CreateURem(linear, v.local_size[0], "local_id.x");
-  v.local_id[1] = b.CreateURem(rest, v.local_size[1], "local_id.y");
-  v.local_id[2] = b.CreateUDiv(rest, v.local_size[1], "local_id.z");
+  std::vector<Value *> args;
+  for (unsigned i = 0; i < k.arg_size(); i++) args.push_back(field(FIBER_ARGS + i));
+  Value *next_item = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), cursor, KILN_FIBERS_CURSOR_NEXT);
+  Value *end_item = b.CreateLoad(b.getInt64Ty(), b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), cursor, KILN_FIBERS_CURSOR_END));
+  Value *done_items = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), cursor, KILN_FIBERS_CURSOR_DONE);
+  BasicBlock *pre = b.GetInsertBlock();
+  BasicBlock *claim = BasicBlock::Create(c, "claim", item), *run = BasicBlock::Create(c, "run", item);
+  BasicBlock *finished = BasicBlock::Create(c, "finished", item);
+  b.CreateBr(claim);
+  b.SetInsertPoint(claim);
+  Value *linear = b.CreateLoad(b.getInt64Ty(), next_item, "linear_id");
+  b.CreateCondBr(b.CreateICmpULT(linear, end_item), run, finished);
+  b.SetInsertPoint(run);
+  b.CreateStore(b.CreateAdd(linear, b.getInt64(1)), next_item);
+  // id = quotient * size + remainder, without a division where the quotient is 0 (a group's
+  // every work-item in one dimension; 64-bit divisions cost more than the rest of a call).
+  auto split = [&](Value *id, Value *size, Value *&quotient, const char *name) {
+    BasicBlock *from = b.GetInsertBlock();
+    BasicBlock *divide = BasicBlock::Create(c, Twine(name) + ".divide", item);
+    BasicBlock *join = BasicBlock::Create(c, Twine(name) + ".join", item);
+    b.CreateCondBr(b.CreateICmpULT(id, size), join, divide);
+    b.SetInsertPoint(divide);
+    Value *q = b.CreateUDiv(id, size), *r = b.CreateURem(id, size);
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    PHINode *remainder = b.CreatePHI(id->getType(), 2, name);
+    remainder->addIncoming(id, from);
+    remainder->addIncoming(r, divide);
+    PHINode *quotient_phi = b.CreatePHI(id->getType(), 2);
+    quotient_phi->addIncoming(b.getInt64(0), from);
+    quotient_phi->addIncoming(q, divide);
+    quotient = quotient_phi;
+    return remainder;
+  };
+  Value *rest, *z;
+  v.local_id[0] = split(linear, v.local_size[0], rest, "local_id.x");
+  v.local_id[1] = split(rest, v.local_size[1], z, "local_id.y");
+  v.local_id[2] = z;
+  b.CreateCall(&k, args);
+  // Counted once it has ended (the scheduler opens barriers by this count); the cursor is
+  // read again after the body, whose waits let other fibers claim work-items.
+  b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt64Ty(), done_items), b.getInt64(1)), done_items);
+  b.CreateBr(claim);
+  b.SetInsertPoint(finished);
+  b.CreateRetVoid();
+  b.SetInsertPoint(pre->getTerminator());
   // Private memory is this fiber's stack, from the frame of a call down to this function's
   // return address; another fiber's stack is private memory too (fibers.h).
   Value *local_address = b.CreatePtrToInt(local_mem, b.getInt64Ty());
@@ -860,10 +904,6 @@ Function *fiber_item_function(Module &m, Function &k, const kiln::LocalLayout &l
   std::vector<std::pair<GlobalVariable *, Value *>> local_vars;
   for (auto &[gv, offset] : locals.variables)
     local_vars.emplace_back(gv, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local_base, offset, gv->getName()));
-  std::vector<Value *> args;
-  for (unsigned i = 0; i < k.arg_size(); i++) args.push_back(field(FIBER_ARGS + i));
-  b.CreateCall(&k, args);
-  b.CreateRetVoid();
   if (!kiln::inline_all(*item, error)) return nullptr;
 
   FunctionCallee barrier = m.getOrInsertFunction(KILN_FIBERS_BARRIER_SYMBOL, FunctionType::get(b.getVoidTy(), false));

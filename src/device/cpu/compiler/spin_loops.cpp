@@ -11,6 +11,7 @@
 #include "device/cpu/kernel_abi.h"
 
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
@@ -50,6 +51,22 @@ bool anything_shared_read(Function &k, std::set<Function *> &seen) {
   return false;
 }
 
+// The loads of a stack slot, through address computations.
+std::vector<const Instruction *> loads_of(const AllocaInst *slot) {
+  std::vector<const Instruction *> loads;
+  std::vector<const Value *> addresses{slot};
+  std::set<const Value *> seen{slot};
+  while (!addresses.empty()) {
+    const Value *address = addresses.back();
+    addresses.pop_back();
+    for (const User *u : address->users()) {
+      if (isa<LoadInst>(u)) loads.push_back(cast<Instruction>(u));
+      else if ((isa<GetElementPtrInst>(u) || isa<CastInst>(u)) && seen.insert(u).second) addresses.push_back(u);
+    }
+  }
+  return loads;
+}
+
 // Whether a branch of `loop` decides on a value computed from one of its shared reads.
 bool is_spin_loop(const Loop &loop) {
   std::vector<const Instruction *> work;
@@ -65,6 +82,12 @@ bool is_spin_loop(const Loop &loop) {
       if (!user) continue;
       if ((isa<BranchInst>(user) || isa<SwitchInst>(user)) && loop.contains(user)) return true;
       if (tainted.insert(user).second) work.push_back(user);
+      // Through a stack variable (unoptimized code keeps them): its loads.
+      auto *store = dyn_cast<StoreInst>(user);
+      if (!store || store->getValueOperand() != inst) continue;
+      if (auto *slot = dyn_cast<AllocaInst>(getUnderlyingObject(store->getPointerOperand())))
+        for (const Instruction *load : loads_of(slot))
+          if (tainted.insert(load).second) work.push_back(load);
     }
   }
   return false;
