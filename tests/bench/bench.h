@@ -44,6 +44,8 @@ double best_launch_us(struct bench_env *env, cl_kernel kernel, cl_uint dims, con
 void bench_images(struct bench_env *env);
 /* bench_collectives.c: per-group sums through sub-group and work-group functions and a local tree. */
 void bench_collectives(struct bench_env *env);
+/* bench_waits.c: an atomic_cmpxchg scatter and an ordered hand-off between work-items. */
+void bench_waits(struct bench_env *env);
 /* bench_svm.c: pointer chasing over an SVM linked list; a 256 MiB clEnqueueSVMMemcpy beside host memcpy. */
 void bench_svm(struct bench_env *env);
 

@@ -3,7 +3,7 @@
  * Every kernel result is checked against a host reference; a wrong result fails the run.
  *
  *   kiln_bench [--platform NAME] [--quick] [--only LIST]
- *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,collectives,sinexp,stencil,nbody,localsize,cmdbuf,recording,
+ *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,collectives,waits,sinexp,stencil,nbody,localsize,cmdbuf,recording,
  *         sched,families,heavy,images,svm,build
  *
  * Performance is measured here, never asserted in tests. */
@@ -1133,6 +1133,7 @@ int main(int argc, char **argv) {
   if (selected(only, "sgemm")) bench_sgemm(&env);
   if (selected(only, "reduce")) bench_reduce(&env);
   if (selected(only, "collectives")) bench_collectives(&env);
+  if (selected(only, "waits")) bench_waits(&env);
   if (selected(only, "sinexp")) bench_sinexp(&env);
   if (selected(only, "stencil")) bench_stencil(&env);
   if (selected(only, "nbody")) bench_nbody(&env);

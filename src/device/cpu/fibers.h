@@ -3,12 +3,13 @@
  * cl_khr_subgroups: a work-item spinning on a value another work-item of its group stores
  * must see it. Launchers run work-items one after another on the worker's stack
  * (continuation-based barriers), so such a spin never ends there. The compiler gives
- * kernels with a loop whose exit waits on an atomic or volatile read (compiler/spin_loops.cpp)
- * a launcher that runs each work-item of a group on a stack of its own here, switching to
- * the next one at barriers, at the end and on each further turn of such a loop
- * (round-robin): every work-item that can run gets to run. Switches are Boost.Context's
- * (make_fcontext/jump_fcontext, a few nanoseconds); stacks are the calling thread's, kept
- * between groups and launches. */
+ * kernels with a loop whose exit waits on an atomic, volatile or pipe read
+ * (compiler/spin_loops.cpp) a launcher that runs a group's work-items on fibers here: one
+ * fiber runs them one after another until one of them waits (a barrier, or a further turn
+ * of such a loop); then another fiber takes the next unstarted work-item, and the fibers
+ * that can run take turns (round-robin): every work-item that can run gets to run.
+ * Switches are Boost.Context's (make_fcontext/jump_fcontext, a few nanoseconds); stacks are
+ * the calling thread's, kept between groups and launches. */
 #ifndef KILN_DEVICE_CPU_FIBERS_H
 #define KILN_DEVICE_CPU_FIBERS_H
 
