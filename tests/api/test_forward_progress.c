@@ -109,17 +109,21 @@ static void test_random_turns(void **state) {
 }
 
 /* OpenCL C 1.2: work-item 0 waits on a volatile __local flag that the group's last sets,
- * and every work-item increments a plain counter under an atomic_cmpxchg lock. */
+ * work-item 1 on a plain one read between mem_fences that the one before the last sets, and
+ * every work-item increments a plain counter under an atomic_cmpxchg lock. */
 static void test_opencl_c_1_2_waits(void **state) {
   struct kiln_test_env *env = *state;
   const char *source =
       "kernel void waits(global int *counters, global int *locks, global int *seen) {\n"
       "  local volatile int flag;\n"
+      "  local int fenced;\n"
       "  size_t l = get_local_id(0), n = get_local_size(0), g = get_group_id(0);\n"
-      "  if (l == 0) flag = 0;\n"
+      "  if (l == 0) flag = fenced = 0;\n"
       "  barrier(CLK_LOCAL_MEM_FENCE);\n"
-      "  if (l == 0) { while (flag == 0) ; seen[g] = flag; }\n"
+      "  if (l == 0) { while (flag == 0) ; seen[2 * g] = flag; }\n"
       "  if (l == n - 1) { mem_fence(CLK_LOCAL_MEM_FENCE); flag = 77; }\n"
+      "  if (l == 1) { while (fenced == 0) mem_fence(CLK_LOCAL_MEM_FENCE); seen[2 * g + 1] = fenced; }\n"
+      "  if (l == n - 2) { fenced = 1000; mem_fence(CLK_LOCAL_MEM_FENCE); }\n"
       "  while (atomic_cmpxchg(&locks[g], 0, 1) != 0)\n"
       "    ;\n"
       "  counters[g] = counters[g] + 1;\n"
@@ -127,13 +131,14 @@ static void test_opencl_c_1_2_waits(void **state) {
       "  atomic_xchg(&locks[g], 0);\n"
       "}\n";
   enum { GROUP = 96, GROUPS = 5 };
-  int counters[GROUPS] = {0}, locks[GROUPS] = {0}, seen[GROUPS] = {0};
+  int counters[GROUPS] = {0}, locks[GROUPS] = {0}, seen[2 * GROUPS] = {0};
   bt_run_source(env, source, BT_CL12, "waits", GROUP * GROUPS, GROUP,
                 BT_ARGS(BT_OUT(counters, sizeof counters), BT_OUT(locks, sizeof locks), BT_OUT(seen, sizeof seen)));
   for (int g = 0; g < GROUPS; g++) {
     assert_int_equal(GROUP, counters[g]);
     assert_int_equal(0, locks[g]);
-    assert_int_equal(77, seen[g]);
+    assert_int_equal(77, seen[2 * g]);
+    assert_int_equal(1000, seen[2 * g + 1]);
   }
 }
 

@@ -375,7 +375,8 @@ static void stack_sizes(void **state) {
 }
 
 /* kiln_jit_launcher_uses_fibers: kernels with a loop whose exit depends on an atomic,
- * volatile or pipe read inside it run their work-items as fibers; loops of atomics whose
+ * volatile or pipe read inside it (or a plain one where the loop has a fence) run their
+ * work-items as fibers; loops of atomics whose
  * results decide nothing, and reads before a loop, keep the ordinary launchers; the same
  * from the objects (the compiled-code cache's path). */
 static void fiber_launchers(void **state) {
@@ -383,8 +384,9 @@ static void fiber_launchers(void **state) {
   static const struct {
     const char *name;
     bool fibers;
-  } kernels[] = {{"spin", true},      {"volatile_spin", true}, {"cas_retry", true},   {"pipe_spin", true},
-                 {"histogram", false}, {"read_before", false}, {"counter_index", false}, {"plain", false}};
+  } kernels[] = {{"spin", true},          {"volatile_spin", true}, {"cas_retry", true},     {"pipe_spin", true},
+                 {"fenced_spin", true},   {"histogram", false},    {"read_before", false},  {"counter_index", false},
+                 {"fenced_loop", false},  {"plain", false}};
   kiln_module *m = compile_ok(
       "kernel void spin(local atomic_int *f, global int *p) { while (atomic_load(f) == 0) ; p[0] = 1; }\n"
       "kernel void volatile_spin(volatile global int *f) { while (*f == 0) ; f[1] = 1; }\n"
@@ -397,6 +399,9 @@ static void fiber_launchers(void **state) {
       "  for (int i = 0; i < n; i++) p[i] = i; }\n"
       "kernel void counter_index(global atomic_int *c, global int *p, int n) {\n"
       "  for (int i = 0; i < n; i++) p[atomic_fetch_add(c, 1)] = i; }\n"
+      "kernel void fenced_spin(global int *f) { while (f[0] == 0) mem_fence(CLK_GLOBAL_MEM_FENCE); f[1] = 1; }\n"
+      "kernel void fenced_loop(global int *p, int n) { for (int i = 0; i < n; i++) { p[i] = p[i + n];\n"
+      "  mem_fence(CLK_GLOBAL_MEM_FENCE); } }\n"
       "kernel void plain(global int *p, int n) { for (int i = 0; i < n; i++) p[i] += i; }\n",
       "-cl-std=CL2.0");
   /* Unoptimized, a read reaches the exit's branch through a stack variable. */

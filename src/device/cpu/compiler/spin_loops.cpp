@@ -43,12 +43,19 @@ bool reads_shared_memory(const Instruction &inst) {
 bool anything_shared_read(Function &k, std::set<Function *> &seen) {
   if (!seen.insert(&k).second || k.isDeclaration()) return false;
   for (Instruction &inst : instructions(k)) {
-    if (reads_shared_memory(inst)) return true;
+    if (reads_shared_memory(inst) || isa<FenceInst>(inst)) return true;
     if (auto *call = dyn_cast<CallInst>(&inst))
       if (Function *callee = call->getCalledFunction())
         if (anything_shared_read(*callee, seen)) return true;
   }
   return false;
+}
+
+// A plain read of memory other work-items may write: not of a stack variable (unoptimized
+// code reads its own variables from the stack).
+bool reads_memory_of_others(const Instruction &inst) {
+  auto *load = dyn_cast<LoadInst>(&inst);
+  return load && !isa<AllocaInst>(getUnderlyingObject(load->getPointerOperand()));
 }
 
 // The loads of a stack slot, through address computations.
@@ -71,9 +78,15 @@ std::vector<const Instruction *> loads_of(const AllocaInst *slot) {
 bool is_spin_loop(const Loop &loop) {
   std::vector<const Instruction *> work;
   std::set<const Instruction *> tainted;
+  // A fence in the loop keeps its plain reads in it too (OpenCL 1.x code waits with
+  // mem_fence where it has no atomic load): they count as well.
+  bool fenced = false;
+  for (const BasicBlock *bb : loop.blocks())
+    for (const Instruction &inst : *bb) fenced |= isa<FenceInst>(inst);
   for (const BasicBlock *bb : loop.blocks())
     for (const Instruction &inst : *bb)
-      if (reads_shared_memory(inst) && tainted.insert(&inst).second) work.push_back(&inst);
+      if ((reads_shared_memory(inst) || (fenced && reads_memory_of_others(inst))) && tainted.insert(&inst).second)
+        work.push_back(&inst);
   while (!work.empty()) {
     const Instruction *inst = work.back();
     work.pop_back();
