@@ -341,6 +341,20 @@ static void compiler_faults(void **state) {
   expect_same_end("signal_alone", "signal_after_compile");
 }
 
+/* The program loaded again from the objects `jit` compiled (the compiled-code cache's path). */
+static kiln_jit_program *reloaded(kiln_module *exe, kiln_jit_program *jit) {
+  size_t count = kiln_jit_object_count(jit);
+  assert_true(count >= 1 && count <= 8);
+  const void *objects[8];
+  size_t sizes[8];
+  for (size_t i = 0; i < count; i++) objects[i] = kiln_jit_object(jit, i, &sizes[i]);
+  kiln_jit_program *again = NULL;
+  char *log = NULL;
+  assert_int_equal(KILN_COMPILE_OK, kiln_jit_load_objects(exe, objects, sizes, count, &again, &log));
+  free(log);
+  return again;
+}
+
 static void stack_sizes(void **state) {
   (void)state;
   kiln_module *m = compile_ok(
@@ -356,16 +370,7 @@ static void stack_sizes(void **state) {
   uint64_t small = kiln_jit_launcher_stack(jit, small_index), big = kiln_jit_launcher_stack(jit, big_index);
   if (small == 0 || small >= (64u << 10)) fail_msg("small kernel: %llu bytes of stack", (unsigned long long)small);
   if (big < (4u << 20) || big > (4u << 20) + (1u << 20)) fail_msg("4 MiB private array: %llu bytes", (unsigned long long)big);
-  /* From the objects the JIT compiled (the compiled-code cache's path). */
-  size_t count = kiln_jit_object_count(jit);
-  assert_true(count >= 1);
-  const void *objects[8];
-  size_t sizes[8];
-  for (size_t i = 0; i < count && i < 8; i++) objects[i] = kiln_jit_object(jit, i, &sizes[i]);
-  kiln_jit_program *again = NULL;
-  char *log = NULL;
-  assert_int_equal(KILN_COMPILE_OK, kiln_jit_load_objects(exe, objects, sizes, count, &again, &log));
-  free(log);
+  kiln_jit_program *again = reloaded(exe, jit);
   assert_int_equal(big, kiln_jit_launcher_stack(again, big_index));
   assert_int_equal(small, kiln_jit_launcher_stack(again, small_index));
   kiln_jit_free(again);
@@ -424,15 +429,7 @@ static void fiber_launchers(void **state) {
 
   kiln_module *exe = link_ok(m, "");
   kiln_jit_program *jit = jit_ok(exe);
-  size_t count = kiln_jit_object_count(jit);
-  const void *objects[8];
-  size_t sizes[8];
-  assert_true(count >= 1 && count <= 8);
-  for (size_t i = 0; i < count; i++) objects[i] = kiln_jit_object(jit, i, &sizes[i]);
-  kiln_jit_program *again = NULL;
-  char *log = NULL;
-  assert_int_equal(KILN_COMPILE_OK, kiln_jit_load_objects(exe, objects, sizes, count, &again, &log));
-  free(log);
+  kiln_jit_program *again = reloaded(exe, jit);
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
     size_t index;
     kernel_named(exe, kernels[i].name, &index);

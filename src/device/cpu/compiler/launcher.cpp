@@ -789,6 +789,27 @@ bool inline_region_calls(Function &f, const std::vector<RegionCall> &calls, cons
   for (Function *fn : functions) fn->eraseFromParent();
   return true;
 }
+using LocalVariables = std::vector<std::pair<GlobalVariable *, Value *>>;
+
+// Static __local variables: fixed offsets in the thread's local memory (at the builder).
+LocalVariables local_variables(IRBuilder<> &b, Value *local_base, const kiln::LocalLayout &locals) {
+  LocalVariables vars;
+  for (auto &[gv, offset] : locals.variables)
+    vars.emplace_back(gv, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local_base, offset, gv->getName()));
+  return vars;
+}
+
+// Gives the uses of those variables in `f` their offsets.
+void place_local_variables(Function &f, const LocalVariables &vars) {
+  for (auto &[gv, p] : vars) {
+    convertUsersOfConstantsToInstructions({gv}, &f);
+    gv->replaceUsesWithIf(p, [&f](Use &u) {
+      auto *inst = dyn_cast<Instruction>(u.getUser());
+      return inst && inst->getFunction() == &f;
+    });
+  }
+}
+
 // The launch's values of the work-item intrinsics that a launch's description gives.
 void launch_values(IRBuilder<> &b, Value *nd, WorkItemValues &v) {
   auto nd_field = [&](size_t offset, const char *field) {
@@ -901,9 +922,7 @@ Function *fiber_item_function(Module &m, Function &k, const kiln::LocalLayout &l
   v.memory_bound[KILN_BOUND_STACK_TOP] =
       b.CreatePtrToInt(b.CreateIntrinsic(Intrinsic::addressofreturnaddress, {ptr}, {}), b.getInt64Ty());
   Value *local_base = b.CreateAddrSpaceCast(local_mem, PointerType::get(c, kiln::AS_LOCAL));
-  std::vector<std::pair<GlobalVariable *, Value *>> local_vars;
-  for (auto &[gv, offset] : locals.variables)
-    local_vars.emplace_back(gv, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local_base, offset, gv->getName()));
+  LocalVariables local_vars = local_variables(b, local_base, locals);
   if (!kiln::inline_all(*item, error)) return nullptr;
 
   FunctionCallee barrier = m.getOrInsertFunction(KILN_FIBERS_BARRIER_SYMBOL, FunctionType::get(b.getVoidTy(), false));
@@ -915,13 +934,7 @@ Function *fiber_item_function(Module &m, Function &k, const kiln::LocalLayout &l
     call->eraseFromParent();
   }
   replace_intrinsics(blocks_of(*item), v);
-  for (auto &[gv, p] : local_vars) {
-    convertUsersOfConstantsToInstructions({gv}, item);
-    gv->replaceUsesWithIf(p, [item](Use &u) {
-      auto *inst = dyn_cast<Instruction>(u.getUser());
-      return inst && inst->getFunction() == item;
-    });
-  }
+  place_local_variables(*item, local_vars);
   return item;
 }
 
@@ -1079,10 +1092,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
         return nullptr;
     }
   }
-  // Static __local variables: fixed offsets in this thread's local memory.
-  std::vector<std::pair<GlobalVariable *, Value *>> local_vars;
-  for (auto &[gv, offset] : locals.variables)
-    local_vars.emplace_back(gv, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local_base, offset, gv->getName()));
+  LocalVariables local_vars = local_variables(b, local_base, locals);
 
   // With barriers: the group's frames, for the whole call.
   Value *frames = nullptr, *frames_memory = nullptr, *items = nullptr;
@@ -1254,13 +1264,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
       replace_intrinsics(blocks_of(*f), v);
     }
   }
-  for (auto &[gv, p] : local_vars) {
-    convertUsersOfConstantsToInstructions({gv}, f);
-    gv->replaceUsesWithIf(p, [f](Use &u) {
-      auto *inst = dyn_cast<Instruction>(u.getUser());
-      return inst && inst->getFunction() == f;
-    });
-  }
+  place_local_variables(*f, local_vars);
   if (has_option(m, OPTION_DENORMS_ARE_ZERO)) flush_denormals(*f);
   return f;
 }
