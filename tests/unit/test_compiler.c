@@ -381,7 +381,8 @@ static void stack_sizes(void **state) {
 
 /* kiln_jit_launcher_uses_fibers: kernels with a loop whose exit depends on an atomic,
  * volatile or pipe read inside it (or a plain one where the loop has a fence) run their
- * work-items as fibers; loops of atomics whose
+ * work-items as fibers (a spin lock, a semaphore's wait too); compare-and-swap loops that
+ * retry an update (a float atomic add) and loops of atomics whose
  * results decide nothing, and reads before a loop, keep the ordinary launchers; the same
  * from the objects (the compiled-code cache's path). */
 static void fiber_launchers(void **state) {
@@ -389,14 +390,21 @@ static void fiber_launchers(void **state) {
   static const struct {
     const char *name;
     bool fibers;
-  } kernels[] = {{"spin", true},          {"volatile_spin", true}, {"cas_retry", true},     {"pipe_spin", true},
-                 {"fenced_spin", true},   {"histogram", false},    {"read_before", false},  {"counter_index", false},
+  } kernels[] = {{"spin", true},          {"volatile_spin", true},  {"spin_lock", true},    {"pipe_spin", true},
+                 {"fenced_spin", true},   {"semaphore", true},      {"cas_retry", false},   {"float_add", false},
+                 {"histogram", false},    {"read_before", false},   {"counter_index", false},
                  {"fenced_loop", false},  {"plain", false}};
   kiln_module *m = compile_ok(
       "kernel void spin(local atomic_int *f, global int *p) { while (atomic_load(f) == 0) ; p[0] = 1; }\n"
       "kernel void volatile_spin(volatile global int *f) { while (*f == 0) ; f[1] = 1; }\n"
       "kernel void cas_retry(global atomic_int *c) { int old = atomic_load(c);\n"
       "  while (!atomic_compare_exchange_weak(c, &old, old * 2 + 1)) ; }\n"
+      "kernel void float_add(volatile global float *p, float v) { union { uint u; float f; } o, n;\n"
+      "  do { o.f = *p; n.f = o.f + v; } while (atomic_cmpxchg((volatile global uint *)p, o.u, n.u) != o.u); }\n"
+      "kernel void spin_lock(volatile global int *lock, global int *p) {\n"
+      "  while (atomic_cmpxchg(lock, 0, 1) != 0) ; p[0]++; atomic_xchg(lock, 0); }\n"
+      "kernel void semaphore(global atomic_int *s) { for (;;) { int old = atomic_load(s);\n"
+      "  if (old > 0 && atomic_compare_exchange_strong(s, &old, old - 1)) break; } }\n"
       "kernel void pipe_spin(read_only pipe int in, global int *p) { int v; while (read_pipe(in, &v) != 0) ; p[0] = v; }\n"
       "kernel void histogram(global const uchar *in, global atomic_int *h, int n) {\n"
       "  for (int i = 0; i < n; i++) atomic_fetch_add(&h[in[i]], 1); }\n"

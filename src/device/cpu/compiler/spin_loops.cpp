@@ -4,8 +4,9 @@
 // read-modify-write or a pipe function — a non-atomic read of another work-item's
 // store without a barrier between them is a data race, undefined in OpenCL. Such a loop is
 // a spin loop; its reads must be inside it (a value read before the loop cannot change in
-// it). A histogram's loop of atomic_inc, whose results decide nothing, is not one, so such
-// kernels keep the ordinary, vectorized launchers.
+// it). A histogram's loop of atomic_inc, whose results decide nothing, is not one, nor is a
+// compare-and-swap loop that retries an update (a float atomic add), so such kernels keep
+// the ordinary, vectorized launchers.
 #include "device/cpu/builtins/pipe_host.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/kernel_abi.h"
@@ -17,6 +18,8 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
 #include <set>
@@ -74,7 +77,77 @@ std::vector<const Instruction *> loads_of(const AllocaInst *slot) {
   return loads;
 }
 
-// Whether a branch of `loop` decides on a value computed from one of its shared reads.
+const Value *strip_casts(const Value *v) {
+  while (auto *cast = dyn_cast<CastInst>(v)) v = cast->getOperand(0);
+  return v;
+}
+
+// Whether `v`, a compare-and-swap's expected value, is what the loop read from the same
+// address: a load of it in the loop, or the swap's own result from a failed turn (through
+// the loop's phis; from before the loop: the first guess).
+bool expects_own_read(const Value *v, const AtomicCmpXchgInst &cas, const Loop &loop,
+                      std::set<const Value *> &seen) {
+  v = strip_casts(v);
+  if (!seen.insert(v).second) return true;  // a cycle of phis: their other values decide
+  auto *inst = dyn_cast<Instruction>(v);
+  if (!inst || !loop.contains(inst)) return false;
+  if (auto *load = dyn_cast<LoadInst>(inst))
+    return load->getPointerOperand()->stripPointerCasts() == cas.getPointerOperand()->stripPointerCasts();
+  if (auto *extract = dyn_cast<ExtractValueInst>(inst))
+    return extract->getAggregateOperand() == &cas && extract->getIndices()[0] == 0;
+  if (auto *select = dyn_cast<SelectInst>(inst))
+    return expects_own_read(select->getTrueValue(), cas, loop, seen) &&
+           expects_own_read(select->getFalseValue(), cas, loop, seen);
+  if (auto *phi = dyn_cast<PHINode>(inst)) {
+    for (unsigned i = 0; i < phi->getNumIncomingValues(); i++)
+      if (loop.contains(phi->getIncomingBlock(i)) && !expects_own_read(phi->getIncomingValue(i), cas, loop, seen))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+// A compare-and-swap that retries an update (its expected value is the loop's own read of
+// the address): it fails only when another work-item's update came in between, which that
+// one made without waiting, so a loop that turns again only on its failure is lock-free —
+// and, work-items of a group running one at a time on a thread, no other of them comes in
+// between. A swap expecting anything else (a lock's 0) is a wait.
+bool retries_update(const Value *v, const Loop &loop) {
+  auto *cas = dyn_cast<AtomicCmpXchgInst>(v);
+  std::set<const Value *> seen;
+  return cas && loop.contains(cas) && expects_own_read(cas->getCompareOperand(), *cas, loop, seen);
+}
+
+// Whether `condition` only tells whether such a swap succeeded: its success bit, or its
+// result compared with what it expected (OpenCL 1.x's atomic_cmpxchg), negated or widened
+// into a bool and tested again, or merged with constants.
+bool tests_swap_success(const Value *condition, const Loop &loop, std::set<const Value *> &seen) {
+  condition = strip_casts(condition);
+  if (isa<Constant>(condition) || !seen.insert(condition).second) return true;
+  if (auto *extract = dyn_cast<ExtractValueInst>(condition))
+    return extract->getIndices()[0] == 1 && retries_update(extract->getAggregateOperand(), loop);
+  if (auto *binary = dyn_cast<BinaryOperator>(condition))  // not: xor with true
+    return binary->getOpcode() == Instruction::Xor && isa<Constant>(binary->getOperand(1)) &&
+           tests_swap_success(binary->getOperand(0), loop, seen);
+  if (auto *phi = dyn_cast<PHINode>(condition)) {
+    for (const Value *in : phi->incoming_values())
+      if (!tests_swap_success(in, loop, seen)) return false;
+    return true;
+  }
+  auto *cmp = dyn_cast<ICmpInst>(condition);
+  if (!cmp || !cmp->isEquality()) return false;
+  const Value *a = strip_casts(cmp->getOperand(0)), *b = strip_casts(cmp->getOperand(1));
+  if (isa<Constant>(b)) return tests_swap_success(a, loop, seen);  // a bool tested again
+  for (int side = 0; side < 2; side++, std::swap(a, b))
+    if (auto *extract = dyn_cast<ExtractValueInst>(a))
+      if (extract->getIndices()[0] == 0 && retries_update(extract->getAggregateOperand(), loop) &&
+          strip_casts(cast<AtomicCmpXchgInst>(extract->getAggregateOperand())->getCompareOperand()) == b)
+        return true;
+  return false;
+}
+
+// Whether a branch of `loop` decides on a value computed from one of its shared reads
+// (other than whether an update's compare-and-swap succeeded).
 bool is_spin_loop(const Loop &loop) {
   std::vector<const Instruction *> work;
   std::set<const Instruction *> tainted;
@@ -93,7 +166,12 @@ bool is_spin_loop(const Loop &loop) {
     for (const User *u : inst->users()) {
       auto *user = dyn_cast<Instruction>(u);
       if (!user) continue;
-      if ((isa<BranchInst>(user) || isa<SwitchInst>(user)) && loop.contains(user)) return true;
+      if ((isa<BranchInst>(user) || isa<SwitchInst>(user)) && loop.contains(user)) {
+        std::set<const Value *> seen;
+        auto *branch = dyn_cast<BranchInst>(user);
+        if (!branch || !tests_swap_success(branch->getCondition(), loop, seen)) return true;
+        continue;
+      }
       if (tainted.insert(user).second) work.push_back(user);
       // Through a stack variable (unoptimized code keeps them): its loads.
       auto *store = dyn_cast<StoreInst>(user);
@@ -115,6 +193,9 @@ bool yield_in_spin_loops(Function &k, bool &spins, std::string &error) {
   std::set<Function *> seen;
   if (!anything_shared_read(k, seen)) return true;
   if (!inline_all(k, error)) return false;
+  // Variables out of the stack, so that what a value is made of can be followed (a
+  // compare-and-swap's expected value through the union clang keeps for it).
+  run_function_passes(k, [](PassBuilder &, FunctionPassManager &fpm) { fpm.addPass(SROAPass(SROAOptions::PreserveCFG)); });
   DominatorTree dt(k);
   LoopInfo loops(dt);
   std::vector<std::pair<BasicBlock *, BasicBlock *>> back_edges;
