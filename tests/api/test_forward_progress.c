@@ -1,7 +1,8 @@
 /* Independent forward progress of sub-groups (cl_khr_subgroups; device/cpu/fibers.h), through
  * the loader: work-items that wait in a loop for other work-items of their group — in
  * reverse order, in a random order, on OpenCL C 1.2 volatile flags and atomic_cmpxchg
- * locks, between barriers and work-group reductions, in 1, 2 and 3 dimensions and partial
+ * locks, between barriers and work-group reductions, compare-and-swap retries that must
+ * succeed while the others retry too, in 1, 2 and 3 dimensions and partial
  * groups — all finish with the right values; another work-item's private memory is private
  * to the generic address space; a waiting kernel whose private memory exceeds a fiber's
  * stack is refused at enqueue (CL_OUT_OF_RESOURCES) while the same kernel without the wait
@@ -170,6 +171,42 @@ static void test_barriers_and_reductions(void **state) {
       assert_int_equal(round * GROUP * (GROUP + 1) / 2, sums[g * 4 + round - 1]);
 }
 
+/* Compare-and-swap retries from a stale value in a loop that also waits (it must succeed
+ * once, as the CTS's compare_exchange tests require): every work-item gets its turns in a
+ * row, so its second try sees what its first read; one switch per turn let the group's
+ * others change the value before every retry, for ever. */
+static void test_compare_exchange_retries(void **state) {
+  struct kiln_test_env *env = *state;
+  const char *source =
+      "kernel void retries(global int *successes, global int *totals, local atomic_int *value) {\n"
+      "  if (get_local_id(0) == 0) atomic_init(value, 0);\n"
+      "  work_group_barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  int expected = -1, previous, count = 0;\n"
+      "  for (int i = 0; i < 50 || count == 0; i++) {\n"
+      "    previous = expected;\n"
+      "    if (atomic_compare_exchange_strong(value, &expected, expected + 1)) count++;\n"
+      "    else if (previous == expected) { count = -1000000; break; }\n"
+      "  }\n"
+      "  successes[get_global_id(0)] = count;\n"
+      "  work_group_barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  if (get_local_id(0) == 0) totals[get_group_id(0)] = atomic_load(value);\n"
+      "}\n";
+  enum { GROUP = 256, GROUPS = 4 };
+  int successes[GROUP * GROUPS], totals[GROUPS];
+  memset(successes, 0, sizeof successes);
+  memset(totals, 0, sizeof totals);
+  bt_run_source(env, source, BT_CL30, "retries", GROUP * GROUPS, GROUP,
+                BT_ARGS(BT_OUT(successes, sizeof successes), BT_OUT(totals, sizeof totals), BT_LOCAL(sizeof(cl_int))));
+  for (int g = 0; g < GROUPS; g++) {
+    long sum = 0;
+    for (int i = 0; i < GROUP; i++) {
+      assert_true(successes[g * GROUP + i] >= 1);
+      sum += successes[g * GROUP + i];
+    }
+    assert_int_equal(sum, totals[g]); /* each success added one */
+  }
+}
+
 /* A work-item's private variable seen by the others through the generic address space,
  * while they wait for each other: private, not local or global. */
 static void test_private_pointers(void **state) {
@@ -267,7 +304,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reverse_chain),        cmocka_unit_test(test_random_turns),
       cmocka_unit_test(test_opencl_c_1_2_waits),   cmocka_unit_test(test_barriers_and_reductions),
-      cmocka_unit_test(test_private_pointers),     cmocka_unit_test(test_private_memory_limit),
+      cmocka_unit_test(test_compare_exchange_retries), cmocka_unit_test(test_private_pointers),
+      cmocka_unit_test(test_private_memory_limit),
       cmocka_unit_test(test_helping_threads),
   };
   return cmocka_run_group_tests(tests, bt_setup, bt_teardown);

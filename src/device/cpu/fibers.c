@@ -71,6 +71,7 @@ struct fiber_set {
   uint64_t started;  /* fibers started */
   uint64_t cursor[3]; /* work-items: the next to start, the count, those ended (kernel_abi.h) */
   uint64_t waiting;  /* work-items at a barrier */
+  unsigned turns;    /* spin loops' turns (fibers_yield) */
   kiln_fiber_item_fn item;
   void *item_context;
   struct fiber_set *next; /* in the registry */
@@ -251,7 +252,16 @@ static void fibers_barrier(void) {
   leave(s, false);
 }
 
-static void fibers_yield(void) { leave(thread_set, false); }
+/* A spin loop's back edge switches only every KILN_FIBER_TURNS_PER_YIELD turns: a loop that
+ * retries a compare-and-swap from a stale value (the CTS's compare_exchange tests) would
+ * otherwise let every other work-item change the value before each retry and never succeed
+ * (a livelock); a few turns in a row let its second try see the value its first read. A
+ * wait still lets the others run, a few turns later. */
+#define KILN_FIBER_TURNS_PER_YIELD 4u
+static void fibers_yield(void) {
+  struct fiber_set *s = thread_set;
+  if (++s->turns % KILN_FIBER_TURNS_PER_YIELD == 0) leave(s, false);
+}
 
 bool kiln_fibers_on_stack(uintptr_t p) {
   bool found = false;

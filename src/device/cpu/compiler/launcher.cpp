@@ -789,6 +789,7 @@ bool inline_region_calls(Function &f, const std::vector<RegionCall> &calls, cons
   for (Function *fn : functions) fn->eraseFromParent();
   return true;
 }
+
 using LocalVariables = std::vector<std::pair<GlobalVariable *, Value *>>;
 
 // Static __local variables: fixed offsets in the thread's local memory (at the builder).
