@@ -171,10 +171,10 @@ static void test_barriers_and_reductions(void **state) {
       assert_int_equal(round * GROUP * (GROUP + 1) / 2, sums[g * 4 + round - 1]);
 }
 
-/* Compare-and-swap retries from a stale value in a loop that also waits (it must succeed
- * once, as the CTS's compare_exchange tests require): every work-item gets its turns in a
- * row, so its second try sees what its first read; one switch per turn let the group's
- * others change the value before every retry, for ever. */
+/* Compare-and-swap retries from the value the last failure returned, in a loop that runs
+ * on fibers (it branches on the swap's result beyond success) and must succeed at least
+ * once, as in the CTS's compare_exchange tests: every work-item succeeds, and the value
+ * counts every success. */
 static void test_compare_exchange_retries(void **state) {
   struct kiln_test_env *env = *state;
   const char *source =
