@@ -171,10 +171,10 @@ static void test_barriers_and_reductions(void **state) {
       assert_int_equal(round * GROUP * (GROUP + 1) / 2, sums[g * 4 + round - 1]);
 }
 
-/* Compare-and-swap retries from the value the last failure returned, in a loop that runs
- * on fibers (it branches on the swap's result beyond success) and must succeed at least
- * once, as in the CTS's compare_exchange tests: every work-item succeeds, and the value
- * counts every success. */
+/* Compare-and-swap retries from the value the last failure returned, as in the CTS's
+ * compare_exchange tests, in a loop that also branches on an atomic read (so it runs on
+ * fibers, switching every few turns) and must succeed at least once: every work-item
+ * succeeds, and the value counts every success. */
 static void test_compare_exchange_retries(void **state) {
   struct kiln_test_env *env = *state;
   const char *source =
@@ -186,6 +186,7 @@ static void test_compare_exchange_retries(void **state) {
       "    previous = expected;\n"
       "    if (atomic_compare_exchange_strong(value, &expected, expected + 1)) count++;\n"
       "    else if (previous == expected) { count = -1000000; break; }\n"
+      "    if (atomic_load(value) < 0) break; /* never: makes the loop a wait, so fibers run it */\n"
       "  }\n"
       "  successes[get_global_id(0)] = count;\n"
       "  work_group_barrier(CLK_LOCAL_MEM_FENCE);\n"

@@ -382,7 +382,8 @@ static void stack_sizes(void **state) {
 /* kiln_jit_launcher_uses_fibers: kernels with a loop whose exit depends on an atomic,
  * volatile or pipe read inside it (or a plain one where the loop has a fence) run their
  * work-items as fibers (a spin lock, a semaphore's wait too); compare-and-swap loops that
- * retry an update (a float atomic add) and loops of atomics whose
+ * retry an update (a float atomic add; the CTS's strong exchange with its spurious-failure
+ * check) and loops of atomics whose
  * results decide nothing, and reads before a loop, keep the ordinary launchers; the same
  * from the objects (the compiled-code cache's path). */
 static void fiber_launchers(void **state) {
@@ -392,6 +393,7 @@ static void fiber_launchers(void **state) {
     bool fibers;
   } kernels[] = {{"spin", true},          {"volatile_spin", true},  {"spin_lock", true},    {"pipe_spin", true},
                  {"fenced_spin", true},   {"semaphore", true},      {"cas_retry", false},   {"float_add", false},
+                 {"strong_retry", false},
                  {"histogram", false},    {"read_before", false},   {"counter_index", false},
                  {"fenced_loop", false},  {"plain", false}};
   kiln_module *m = compile_ok(
@@ -401,6 +403,10 @@ static void fiber_launchers(void **state) {
       "  while (!atomic_compare_exchange_weak(c, &old, old * 2 + 1)) ; }\n"
       "kernel void float_add(volatile global float *p, float v) { union { uint u; float f; } o, n;\n"
       "  do { o.f = *p; n.f = o.f + v; } while (atomic_cmpxchg((volatile global uint *)p, o.u, n.u) != o.u); }\n"
+      "kernel void strong_retry(global atomic_int *d, global int *p) { int expected = p[0], previous, n = 0;\n"
+      "  for (int i = 0; i < 100 || n == 0; i++) { previous = expected;\n"
+      "    if (atomic_compare_exchange_strong(d, &expected, p[1])) n++; else if (previous == expected) break; }\n"
+      "  p[2] = n; }\n"
       "kernel void spin_lock(volatile global int *lock, global int *p) {\n"
       "  while (atomic_cmpxchg(lock, 0, 1) != 0) ; p[0]++; atomic_xchg(lock, 0); }\n"
       "kernel void semaphore(global atomic_int *s) { for (;;) { int old = atomic_load(s);\n"

@@ -19,6 +19,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
@@ -118,9 +119,45 @@ bool retries_update(const Value *v, const Loop &loop) {
   return cas && loop.contains(cas) && expects_own_read(cas->getCompareOperand(), *cas, loop, seen);
 }
 
+// The compare-and-swap of `loop` whose result `v` may be (through phis and selects), or null.
+const AtomicCmpXchgInst *swap_of(const Value *v, const Loop &loop, std::set<const Value *> &seen) {
+  v = strip_casts(v);
+  if (!seen.insert(v).second) return nullptr;
+  if (auto *extract = dyn_cast<ExtractValueInst>(v)) {
+    auto *cas = dyn_cast<AtomicCmpXchgInst>(extract->getAggregateOperand());
+    return cas && extract->getIndices()[0] == 0 && loop.contains(cas) ? cas : nullptr;
+  }
+  if (auto *phi = dyn_cast<PHINode>(v))
+    for (const Value *in : phi->incoming_values())
+      if (const AtomicCmpXchgInst *cas = swap_of(in, loop, seen)) return cas;
+  if (auto *select = dyn_cast<SelectInst>(v)) {
+    if (const AtomicCmpXchgInst *cas = swap_of(select->getTrueValue(), loop, seen)) return cas;
+    return swap_of(select->getFalseValue(), loop, seen);
+  }
+  return nullptr;
+}
+
+// Whether `v` is what the expected value holds after `cas`: its result, or (unchanged on
+// success) what it expected.
+bool holds_after_swap(const Value *v, const AtomicCmpXchgInst &cas, std::set<const Value *> &seen) {
+  v = strip_casts(v);
+  if (v == strip_casts(cas.getCompareOperand()) || !seen.insert(v).second) return true;
+  if (auto *extract = dyn_cast<ExtractValueInst>(v))
+    return extract->getAggregateOperand() == &cas && extract->getIndices()[0] == 0;
+  if (auto *phi = dyn_cast<PHINode>(v)) {
+    for (const Value *in : phi->incoming_values())
+      if (!holds_after_swap(in, cas, seen)) return false;
+    return true;
+  }
+  if (auto *select = dyn_cast<SelectInst>(v))
+    return holds_after_swap(select->getTrueValue(), cas, seen) && holds_after_swap(select->getFalseValue(), cas, seen);
+  return false;
+}
+
 // Whether `condition` only tells whether such a swap succeeded: its success bit, or its
-// result compared with what it expected (OpenCL 1.x's atomic_cmpxchg), negated or widened
-// into a bool and tested again, or merged with constants.
+// result — or the expected value after it — compared with what it expected (OpenCL 1.x's
+// atomic_cmpxchg; a strong swap's "spurious failure" check), negated or widened into a
+// bool and tested again, or merged with constants.
 bool tests_swap_success(const Value *condition, const Loop &loop, std::set<const Value *> &seen) {
   condition = strip_casts(condition);
   if (isa<Constant>(condition) || !seen.insert(condition).second) return true;
@@ -138,11 +175,13 @@ bool tests_swap_success(const Value *condition, const Loop &loop, std::set<const
   if (!cmp || !cmp->isEquality()) return false;
   const Value *a = strip_casts(cmp->getOperand(0)), *b = strip_casts(cmp->getOperand(1));
   if (isa<Constant>(b)) return tests_swap_success(a, loop, seen);  // a bool tested again
-  for (int side = 0; side < 2; side++, std::swap(a, b))
-    if (auto *extract = dyn_cast<ExtractValueInst>(a))
-      if (extract->getIndices()[0] == 0 && retries_update(extract->getAggregateOperand(), loop) &&
-          strip_casts(cast<AtomicCmpXchgInst>(extract->getAggregateOperand())->getCompareOperand()) == b)
-        return true;
+  for (int side = 0; side < 2; side++, std::swap(a, b)) {
+    std::set<const Value *> found, held;
+    const AtomicCmpXchgInst *cas = swap_of(a, loop, found);
+    if (cas && retries_update(cas, loop) && strip_casts(cas->getCompareOperand()) == b &&
+        holds_after_swap(a, *cas, held))
+      return true;
+  }
   return false;
 }
 
@@ -195,7 +234,11 @@ bool yield_in_spin_loops(Function &k, bool &spins, std::string &error) {
   if (!inline_all(k, error)) return false;
   // Variables out of the stack, so that what a value is made of can be followed (a
   // compare-and-swap's expected value through the union clang keeps for it).
-  run_function_passes(k, [](PassBuilder &, FunctionPassManager &fpm) { fpm.addPass(SROAPass(SROAOptions::PreserveCFG)); });
+  run_function_passes(k, [](PassBuilder &, FunctionPassManager &fpm) {
+    fpm.addPass(SROAPass(SROAOptions::PreserveCFG));
+    fpm.addPass(InstCombinePass());  // a generic pointer to a variable becomes the variable's
+    fpm.addPass(SROAPass(SROAOptions::PreserveCFG));
+  });
   DominatorTree dt(k);
   LoopInfo loops(dt);
   std::vector<std::pair<BasicBlock *, BasicBlock *>> back_edges;
