@@ -2,7 +2,8 @@
 // A work-item can only wait for another of its group in a loop whose exit depends on what
 // that other one stores, read through an atomic or volatile access, an atomic
 // read-modify-write or a pipe function — a non-atomic read of another work-item's
-// store without a barrier between them is a data race, undefined in OpenCL. Such a loop is
+// store without a barrier between them is a data race, undefined in OpenCL, though a fence
+// in the loop keeps such a read in it, so with a fence plain reads count too. Such a loop is
 // a spin loop; its reads must be inside it (a value read before the loop cannot change in
 // it). A histogram's loop of atomic_inc, whose results decide nothing, is not one, nor is a
 // compare-and-swap loop that retries an update (a float atomic add), so such kernels keep
