@@ -126,12 +126,6 @@ bool kiln_queue_attach_recorder(cl_command_queue queue, const struct kiln_comman
   return free_slot;
 }
 
-void kiln_queue_detach_recorder(cl_command_queue queue, const struct kiln_command_recorder *recorder) {
-  pthread_mutex_lock(&queue->recorder_lock);
-  if (queue->recorder == recorder) queue->recorder = NULL;
-  pthread_mutex_unlock(&queue->recorder_lock);
-}
-
 CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue) {
   KILN_API_CALL;
   return kiln_object_api_retain(command_queue, kiln_queue_object_type(command_queue), CL_INVALID_COMMAND_QUEUE);

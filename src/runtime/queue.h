@@ -148,8 +148,7 @@ static inline void kiln_queue_sink_close(const struct kiln_command_sink *sink) {
 }
 /* Attaches `recorder` to a recordable queue: false when another one is attached. */
 bool kiln_queue_attach_recorder(cl_command_queue queue, const struct kiln_command_recorder *recorder);
-/* Detaches `recorder` if it is attached, once no enqueue is using it. */
-void kiln_queue_detach_recorder(cl_command_queue queue, const struct kiln_command_recorder *recorder);
+/* Detaching: under kiln_queue_recorder_lock, `queue->recorder = NULL` (clEndRecordingQCOM). */
 
 /* Links a new command into `queue`: records its implicit dependencies (in-order
  * predecessor, last barrier; all incomplete commands when `wait_for_all`), and when

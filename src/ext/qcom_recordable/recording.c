@@ -159,28 +159,36 @@ cl_int kiln_recording_append(cl_recording_qcom recording, const struct kiln_ndra
 CL_API_ENTRY cl_int CL_API_CALL clEndRecordingQCOM(cl_recording_qcom recording) {
   KILN_API_CALL;
   if (!kiln_recording_is_valid(recording)) return CL_INVALID_VALUE;
+  /* The recorder leaves the queue as the recording ends, under the queue's recorder lock
+   * (taken first, as enqueues take it before the recording's lock): whoever sees the
+   * recording ended, and a clEndRecordingQCOM of another thread fail with that, can start
+   * the queue's next recording at once. The queue is held meanwhile: another thread's end
+   * may drop the recording's reference on it. */
   pthread_mutex_lock(&recording->lock);
-  if (recording->ended) {
-    pthread_mutex_unlock(&recording->lock);
-    return CL_INVALID_OPERATION;
-  }
-  struct kiln_recording_version *version = kiln_recording_version_new(recording->commands, recording->count);
-  if (!version) {
-    pthread_mutex_unlock(&recording->lock);
-    return CL_OUT_OF_HOST_MEMORY;
-  }
-  recording->commands = NULL;
-  recording->version = version;
-  recording->ended = true;
   cl_command_queue queue = recording->queue;
-  recording->queue = NULL;
+  if (queue) kiln_object_retain(&queue->obj);
   pthread_mutex_unlock(&recording->lock);
-  /* An enqueue that got the recorder meanwhile finds the recording ended; once detached,
-   * none uses it any more. */
-  kiln_queue_detach_recorder(queue, &recording->recorder);
+  if (!queue) return CL_INVALID_OPERATION; /* ended */
+  struct kiln_command_sink held;
+  kiln_queue_recorder_lock(queue, &held);
+  pthread_mutex_lock(&recording->lock);
+  cl_int err = CL_SUCCESS;
+  struct kiln_recording_version *version = NULL;
+  if (recording->ended) err = CL_INVALID_OPERATION;
+  else if (!(version = kiln_recording_version_new(recording->commands, recording->count))) err = CL_OUT_OF_HOST_MEMORY;
+  if (err == CL_SUCCESS) {
+    recording->commands = NULL;
+    recording->version = version;
+    recording->ended = true;
+    recording->queue = NULL;
+    if (queue->recorder == &recording->recorder) queue->recorder = NULL;
+  }
+  pthread_mutex_unlock(&recording->lock);
+  kiln_queue_recorder_unlock(queue);
   /* The last reference may destroy the queue. The recording's commands hold nothing of it. */
-  kiln_object_api_release(queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
-  return CL_SUCCESS;
+  if (err == CL_SUCCESS) kiln_object_api_release(queue, KILN_OBJECT_QUEUE, CL_INVALID_COMMAND_QUEUE);
+  kiln_object_release(&queue->obj);
+  return err;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainRecordingQCOM(cl_recording_qcom recording) {
