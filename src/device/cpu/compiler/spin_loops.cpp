@@ -20,7 +20,6 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
@@ -235,11 +234,7 @@ bool yield_in_spin_loops(Function &k, bool &spins, std::string &error) {
   if (!inline_all(k, error)) return false;
   // Variables out of the stack, so that what a value is made of can be followed (a
   // compare-and-swap's expected value through the union clang keeps for it).
-  run_function_passes(k, [](PassBuilder &, FunctionPassManager &fpm) {
-    fpm.addPass(SROAPass(SROAOptions::PreserveCFG));
-    fpm.addPass(InstCombinePass());  // a generic pointer to a variable becomes the variable's
-    fpm.addPass(SROAPass(SROAOptions::PreserveCFG));
-  });
+  run_function_passes(k, [](PassBuilder &, FunctionPassManager &fpm) { fpm.addPass(SROAPass(SROAOptions::PreserveCFG)); });
   DominatorTree dt(k);
   LoopInfo loops(dt);
   std::vector<std::pair<BasicBlock *, BasicBlock *>> back_edges;
