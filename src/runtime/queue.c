@@ -111,10 +111,7 @@ CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context contex
   return queue_create(context, device, &cfg, NULL, 0, errcode_ret);
 }
 
-void kiln_queue_recorder_lock(cl_command_queue queue, struct kiln_command_sink *sink) {
-  pthread_mutex_lock(&queue->recorder_lock);
-  sink->recorder = queue->recorder;
-}
+void kiln_queue_recorder_lock(cl_command_queue queue) { pthread_mutex_lock(&queue->recorder_lock); }
 
 void kiln_queue_recorder_unlock(cl_command_queue queue) { pthread_mutex_unlock(&queue->recorder_lock); }
 

@@ -136,12 +136,15 @@ static inline bool kiln_queue_is_out_of_order(cl_command_queue queue) {
 /* The sink of an enqueue on `queue`: submission, or the recorder attached to it. Every
  * open is followed by kiln_queue_sink_close once the command was taken (or refused).
  * Inline: every NDRange enqueue opens one, and only recordable queues take the lock. */
-void kiln_queue_recorder_lock(cl_command_queue queue, struct kiln_command_sink *sink);
+void kiln_queue_recorder_lock(cl_command_queue queue);
 void kiln_queue_recorder_unlock(cl_command_queue queue);
 static inline void kiln_queue_sink_open(cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
                                         cl_event *event, struct kiln_command_sink *sink) {
   *sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
-  if (queue->config.recordable) kiln_queue_recorder_lock(queue, sink);
+  if (queue->config.recordable) {
+    kiln_queue_recorder_lock(queue);
+    sink->recorder = queue->recorder;
+  }
 }
 static inline void kiln_queue_sink_close(const struct kiln_command_sink *sink) {
   if (sink->queue->config.recordable) kiln_queue_recorder_unlock(sink->queue);

@@ -169,8 +169,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEndRecordingQCOM(cl_recording_qcom recording) 
   if (queue) kiln_object_retain(&queue->obj);
   pthread_mutex_unlock(&recording->lock);
   if (!queue) return CL_INVALID_OPERATION; /* ended */
-  struct kiln_command_sink held;
-  kiln_queue_recorder_lock(queue, &held);
+  kiln_queue_recorder_lock(queue);
   pthread_mutex_lock(&recording->lock);
   cl_int err = CL_SUCCESS;
   struct kiln_recording_version *version = NULL;
