@@ -14,7 +14,6 @@
 #include "runtime/queue.h"
 
 #include "device/cpu/device_enqueue.h"
-#include "device/cpu/fibers.h"
 #include "device/cpu/ndrange_executor.h"
 #include "device/cpu/topology.h"
 #include "device/cpu/worker_pool.h"
@@ -239,14 +238,13 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   if (kernel->too_many_image_args) return CL_OUT_OF_RESOURCES;
   uint64_t local_bytes = kiln_kernel_local_mem_layout(kernel, NULL);
   if (local_bytes > limits->local_mem_size) return CL_OUT_OF_RESOURCES;
-  /* Private memory is on the stack of the thread running the launcher (which, for a kernel
-   * that enqueues kernels, runs theirs too). */
+  /* Private memory is on the stack of the thread running the launcher, or of a fiber
+   * (device/cpu/fibers.h); for a kernel that enqueues kernels, that thread runs theirs too. */
+  const struct kiln_enqueue_program *enqueue = kernel->profile.enqueue;
+  if (!kiln_kernel_profile_stack_fits(&kernel->profile) || (enqueue && !enqueue->blocks_fit))
+    return CL_OUT_OF_RESOURCES;
   uint64_t stack_bytes = kernel->profile.stack_bytes;
-  if (kernel->profile.enqueue && kernel->profile.enqueue->stack_bytes > stack_bytes)
-    stack_bytes = kernel->profile.enqueue->stack_bytes;
-  if (!kiln_worker_pool_stack_fits(stack_bytes)) return CL_OUT_OF_RESOURCES;
-  /* A fiber launcher's work-items have stacks of their own (device/cpu/fibers.h). */
-  if (kernel->profile.fibers && !kiln_fibers_stack_fits(kernel->profile.stack_bytes)) return CL_OUT_OF_RESOURCES;
+  if (enqueue && enqueue->stack_bytes > stack_bytes) stack_bytes = enqueue->stack_bytes;
 
   /* An empty launch completes like a marker once its dependencies have. */
   struct kiln_command *command = kiln_command_sink_create(sink, CL_COMMAND_NDRANGE_KERNEL, NULL, &err);

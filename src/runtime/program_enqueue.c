@@ -6,8 +6,6 @@
 #include "runtime/device.h"
 #include "runtime/program.h"
 
-#include "device/cpu/fibers.h"
-
 #include <stdlib.h>
 
 static bool needs_table(const kiln_module *module) {
@@ -34,6 +32,7 @@ cl_int kiln_program_enqueue_table_locked(cl_program program) {
   table->default_queue = &program->context->default_device_queue;
   table->local_mem_size = limits->local_mem_size;
   table->detailed_errors = kiln_module_has_debug_option(program->module);
+  table->blocks_fit = true;
   bool uniform = program->flags.uniform_work_groups || !limits->non_uniform_work_groups;
   for (size_t i = 0; i < count; i++) {
     const struct kiln_kernel_desc *desc = kiln_module_kernel(program->module, i);
@@ -51,9 +50,7 @@ cl_int kiln_program_enqueue_table_locked(cl_program program) {
     for (int d = 0; d < 3; d++) block->max_work_item_sizes[d] = (uint32_t)limits->max_work_item_sizes[d];
     block->uniform_work_groups = uniform;
     if (block->profile.stack_bytes > table->stack_bytes) table->stack_bytes = block->profile.stack_bytes;
-    /* A child whose work-items cannot have fiber stacks as large as they need fails its
-     * parents' enqueues as a worker stack too small would. */
-    if (block->profile.fibers && !kiln_fibers_stack_fits(block->profile.stack_bytes)) table->stack_bytes = UINT64_MAX;
+    table->blocks_fit &= kiln_kernel_profile_stack_fits(&block->profile);
   }
   program->enqueue = table;
   return CL_SUCCESS;

@@ -6,7 +6,7 @@
  * groups — all finish with the right values; another work-item's private memory is private
  * to the generic address space; a waiting kernel whose private memory exceeds a fiber's
  * stack is refused at enqueue (CL_OUT_OF_RESOURCES) while the same kernel without the wait
- * runs; an application thread that helps run such a kernel and exits leaks nothing. */
+ * runs, and so is the parent of such a block kernel; an application thread that helps run such a kernel and exits leaks nothing. */
 #include "builtins_harness.h"
 
 #include <pthread.h>
@@ -278,6 +278,40 @@ static void test_private_memory_limit(void **state) {
   assert_cl_success(clReleaseProgram(program));
 }
 
+/* The same limit for a block kernel that waits: the enqueue of its parent is refused (its
+ * children run on the parent's thread, as fibers here). */
+static void test_private_memory_limit_of_children(void **state) {
+  struct kiln_test_env *env = *state;
+  const char *source =
+      "kernel void parent(global int *p) {\n"
+      "  enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(2, 2), ^{\n"
+      "    int big[96 * 1024];\n"
+      "    for (int i = 0; i < 96 * 1024; i++) big[i] = p[i & 7] + i;\n"
+      "    while (atomic_load((volatile global atomic_int *)p) == 0)\n"
+      "      ;\n"
+      "    p[get_global_id(0)] = big[p[8] & (96 * 1024 - 1)];\n"
+      "  });\n"
+      "}\n";
+  cl_int err;
+  const cl_queue_properties properties[] = {
+      CL_QUEUE_PROPERTIES,
+      CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+  cl_command_queue device_queue = clCreateCommandQueueWithProperties(env->context, env->device, properties, &err);
+  assert_cl_success(err);
+  cl_program program = bt_build(env, source, "-cl-std=CL2.0");
+  cl_kernel parent = clCreateKernel(program, "parent", &err);
+  assert_cl_success(err);
+  cl_mem buffer = clCreateBuffer(env->context, CL_MEM_READ_WRITE, 64 * sizeof(cl_int), NULL, &err);
+  assert_cl_success(err);
+  assert_cl_success(clSetKernelArg(parent, 0, sizeof buffer, &buffer));
+  size_t one = 1;
+  assert_int_equal(CL_OUT_OF_RESOURCES, clEnqueueNDRangeKernel(env->queue, parent, 1, NULL, &one, NULL, 0, NULL, NULL));
+  assert_cl_success(clReleaseMemObject(buffer));
+  assert_cl_success(clReleaseKernel(parent));
+  assert_cl_success(clReleaseProgram(program));
+  assert_cl_success(clReleaseCommandQueue(device_queue));
+}
+
 /* An application thread that waits for a waiting kernel may run its groups (fibers on
  * stacks of that thread's), then exits: its stacks go with it (LeakSanitizer, TSan). */
 struct helper_args {
@@ -306,7 +340,7 @@ int main(void) {
       cmocka_unit_test(test_reverse_chain),        cmocka_unit_test(test_random_turns),
       cmocka_unit_test(test_opencl_c_1_2_waits),   cmocka_unit_test(test_barriers_and_reductions),
       cmocka_unit_test(test_compare_exchange_retries), cmocka_unit_test(test_private_pointers),
-      cmocka_unit_test(test_private_memory_limit),
+      cmocka_unit_test(test_private_memory_limit), cmocka_unit_test(test_private_memory_limit_of_children),
       cmocka_unit_test(test_helping_threads),
   };
   return cmocka_run_group_tests(tests, bt_setup, bt_teardown);

@@ -84,6 +84,7 @@ struct kiln_enqueue_program {
   struct kiln_default_device_queue *default_queue;
   uint64_t local_mem_size; /* CL_DEVICE_LOCAL_MEM_SIZE */
   uint64_t stack_bytes;    /* the most any block kernel's code needs: the thread running a tree needs it too */
+  bool blocks_fit;         /* every block kernel's code fits its stacks (kiln_kernel_profile_stack_fits) */
   bool detailed_errors;    /* built with -g: enqueues return why they failed (else CLK_ENQUEUE_FAILURE) */
 };
 

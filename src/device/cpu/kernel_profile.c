@@ -1,5 +1,8 @@
 #include "device/cpu/kernel_profile.h"
 
+#include "device/cpu/fibers.h"
+#include "device/cpu/worker_pool.h"
+
 /* A new measurement weighs a quarter: a change of arguments shows within a few launches,
  * one preempted batch does not swing the estimate. */
 #define NEW_SAMPLE_SHIFT 2
@@ -19,4 +22,9 @@ uint64_t kiln_kernel_profile_estimate(const struct kiln_kernel_profile *profile,
   if (per_kilo == 0) return 0;
   unsigned __int128 ns = (unsigned __int128)per_kilo * items / 1024;
   return ns > UINT64_MAX ? UINT64_MAX : ns ? (uint64_t)ns : 1;
+}
+
+/* A fiber launcher's own frame is on the thread too, but a fiber is the smaller stack. */
+bool kiln_kernel_profile_stack_fits(const struct kiln_kernel_profile *profile) {
+  return profile->fibers ? kiln_fibers_stack_fits(profile->stack_bytes) : kiln_worker_pool_stack_fits(profile->stack_bytes);
 }

@@ -26,6 +26,10 @@ struct kiln_kernel_profile {
   const struct kiln_enqueue_program *enqueue;
 };
 
+/* Whether the stack its code needs fits the thread running the launcher or, for a fiber
+ * launcher, each work-item's fiber (fibers.h). */
+bool kiln_kernel_profile_stack_fits(const struct kiln_kernel_profile *profile);
+
 /* Folds one measurement (`ns` for `items` work-items) into the estimate. */
 void kiln_kernel_profile_record(struct kiln_kernel_profile *profile, uint64_t ns, uint64_t items);
 
