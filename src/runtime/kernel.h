@@ -62,6 +62,10 @@ cl_int kiln_kernel_set_arg_pointer(cl_kernel kernel, cl_uint arg_index, const vo
  * each __local argument at KILN_LOCAL_MEM_ALIGN; fills the offsets into `args` when non-NULL. */
 uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args);
 
+/* Bounds-checked launches (KILN_CHECK=bounds): writes the extent of every pointer argument
+ * after the argument block snapshot `args` (kernel_abi.h's table; kernel_bounds.c). */
+void kiln_kernel_bounds_table(cl_kernel kernel, unsigned char *args);
+
 /* CL_KERNEL_WORK_GROUP_SIZE. */
 size_t kiln_kernel_max_work_group_size(cl_kernel kernel);
 

@@ -13,6 +13,7 @@
 #include "runtime/program.h"
 #include "runtime/queue.h"
 
+#include "device/cpu/bounds_check.h"
 #include "device/cpu/device_enqueue.h"
 #include "device/cpu/ndrange_executor.h"
 #include "device/cpu/topology.h"
@@ -257,8 +258,13 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   /* A kernel that calls printf keeps its printf buffer where the arguments would go. */
   bool uses_printf = kernel->desc->uses_printf;
   launch->printf_buffer = uses_printf ? (struct kiln_printf_buffer *)args : NULL;
-  if (uses_printf || !args_fit_inline(kernel->desc))
-    args = kiln_command_side_alloc(command, kernel->desc->args_block_size, KILN_LOCAL_MEM_ALIGN);
+  /* Bounds-checked code reads its arguments' extents after the block (kernel_abi.h). */
+  bool checked = kiln_bounds_checking();
+  if (uses_printf || checked || !args_fit_inline(kernel->desc)) {
+    size_t bytes = kernel->desc->args_block_size;
+    if (checked) bytes = kiln_bounds_table_offset(bytes) + 16 * (size_t)kernel->desc->num_args;
+    args = kiln_command_side_alloc(command, bytes, KILN_LOCAL_MEM_ALIGN);
+  }
   if (!args || !kiln_command_reserve_holds(command, mem_count + 1)) {
     kiln_command_discard(command);
     return CL_OUT_OF_HOST_MEMORY;
@@ -266,6 +272,7 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   kiln_command_hold(command, &kernel->obj); /* keeps the program and its code alive */
   uint64_t buffer_bytes;
   launch->local_mem_bytes = snapshot_args(kernel, command, args, &buffer_bytes);
+  if (checked) kiln_kernel_bounds_table(kernel, args);
   uint64_t group_bytes = launch->local_mem_bytes;
   launch->args = args;
   launch->launcher = kernel->launcher;

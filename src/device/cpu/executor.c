@@ -1,6 +1,7 @@
 /* executor.c: see executor.h. */
 #include "device/cpu/executor.h"
 
+#include "device/cpu/bounds_check.h"
 #include "device/cpu/copy_engine.h"
 #include "device/cpu/device_enqueue.h"
 #include "runtime/trace.h"
@@ -20,10 +21,11 @@ static struct kiln_execution *execution_of(struct kiln_job *job) {
   return (struct kiln_execution *)((char *)job - offsetof(struct kiln_execution, job));
 }
 
-static void record_failure(struct kiln_execution *execution, int status) {
-  if (status >= 0) return;
+/* Whether `status` is the execution's first failure. */
+static bool record_failure(struct kiln_execution *execution, int status) {
+  if (status >= 0) return false;
   int expected = 0;
-  atomic_compare_exchange_strong(&execution->status, &expected, status);
+  return atomic_compare_exchange_strong(&execution->status, &expected, status);
 }
 
 /* The KILN_TRACE=sched line of one executed launch (callers check that the topic is on):
@@ -53,7 +55,9 @@ static void task_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
 
 static void launch_run(struct kiln_job *job, size_t batch, unsigned worker_id) {
   struct kiln_execution *execution = execution_of(job);
-  if (!kiln_ndrange_run_batch(execution->launch, batch, worker_id)) record_failure(execution, CL_OUT_OF_RESOURCES);
+  /* A bounds violation is reported by the batch that failed the command first. */
+  if (!kiln_ndrange_run_batch(execution->launch, batch, worker_id) && record_failure(execution, CL_OUT_OF_RESOURCES))
+    kiln_bounds_report();
 }
 
 /* The trace comes before `done`, so that a thread woken by the completion finds it written. */
@@ -134,6 +138,7 @@ int kiln_execution_run_launch_alone(const struct kiln_ndrange_launch *launch, si
   }
   if (batch_count > 1) return run_shared(launch, batch_count, worker_id, limit, lane);
   bool ran = kiln_ndrange_run_batch(launch, 0, worker_id);
+  if (!ran) kiln_bounds_report();
   if (kiln_trace_enabled(KILN_TRACE_SCHED)) trace_launch(launch, 1, 1, limit, 1);
   return ran ? 0 : CL_OUT_OF_RESOURCES;
 }

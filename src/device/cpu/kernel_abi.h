@@ -111,7 +111,9 @@ struct kiln_device_image {
 #define KILN_BOUND_FRAMES_BEGIN 2u
 #define KILN_BOUND_FRAMES_END 3u
 #define KILN_BOUND_STACK_TOP 4u
-#define KILN_BOUND_COUNT 5u
+/* The packed argument block's address (bounds-checked kernels find their table after it). */
+#define KILN_BOUND_ARGS 5u
+#define KILN_BOUND_COUNT 6u
 /* The host helper the generic address space's functions call (registered with the JIT)
  * for an address outside the running group's local block and the call's frames:
  * int (uintptr_t p, uintptr_t stack_top), KILN_MEMORY_PRIVATE when p lies in the calling
@@ -134,5 +136,16 @@ struct kiln_device_image {
 #define KILN_FIBERS_RUN_GROUP_SYMBOL "__kiln_fibers_run_group"
 #define KILN_FIBERS_BARRIER_SYMBOL "__kiln_fibers_barrier"
 #define KILN_FIBERS_YIELD_SYMBOL "__kiln_fibers_yield"
+
+/* Bounds-checked kernels (KILN_CHECK=bounds; device/cpu/bounds_check.h): after the packed
+ * argument block, at kiln_bounds_table_offset, two uint64_t per kernel argument: `below`, the
+ * bytes an access may reach before the argument's pointer, and `span`, the bytes of memory the
+ * argument may reach in all (below included): a buffer's size, a __local argument's size, an
+ * SVM allocation around the pointer. An access of n bytes at p is inside when
+ * p - arg + below <= span - n. Arguments that are no pointers have a zero pair. An access
+ * outside calls void (const char *what, int64_t offset, uint64_t size, uint64_t span,
+ * uint32_t is_write, uint64_t gx, uint64_t gy, uint64_t gz) instead of accessing memory. */
+#define KILN_BOUNDS_VIOLATION_SYMBOL "__kiln_bounds_violation"
+static inline uint64_t kiln_bounds_table_offset(uint64_t args_block_size) { return (args_block_size + 15u) & ~(uint64_t)15u; }
 
 #endif

@@ -1,5 +1,7 @@
 #include "device/cpu/ndrange_executor.h"
 
+#include "device/cpu/bounds_check.h"
+
 #include "device/cpu/device_enqueue.h"
 #include "device/cpu/worker_pool.h"
 
@@ -77,7 +79,10 @@ static bool run_groups(const struct kiln_ndrange_launch *launch, size_t batch, u
   }
   bool timed = count < launch->plan.groups && launch->profile;
   uint64_t start = timed ? now_ns() : 0;
+  bool checked = kiln_bounds_checking();
+  if (checked) kiln_bounds_batch_begin();
   bool ran = launch->launcher(launch->args, &launch->range, first, count, local) == 0;
+  if (checked && kiln_bounds_batch_violated()) ran = false; /* the command fails (bounds_check.h) */
   if (timed && ran) kiln_kernel_profile_record(launch->profile, now_ns() - start, count * group_items(&launch->range));
   return ran;
 }

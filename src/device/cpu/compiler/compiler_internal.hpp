@@ -152,6 +152,9 @@ llvm::Function *build_launcher(llvm::Module &m, llvm::Function &k, const kiln_ke
 // edges of its loops whose exits depend on such reads; `spins`: it has such loops, so it
 // needs a launcher that runs its work-items as fibers (build_launcher's `fibers`).
 bool yield_in_spin_loops(llvm::Function &k, bool &spins, std::string &error);
+// KILN_CHECK=bounds (bounds_checks.cpp): inlines `k` and guards each of its accesses through a
+// pointer argument with a test against the argument's extent (kernel_abi.h's table).
+bool add_bounds_checks(llvm::Function &k, const kiln_kernel_desc &desc, std::string &error);
 // The launcher of a kernel with image arguments (image_dispatch.cpp): launchers specialized
 // for common formats (every image argument of one format) behind a dispatcher `name` that
 // picks one by the images of the launch, else the generic launcher. Plain build_launcher

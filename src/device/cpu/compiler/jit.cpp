@@ -3,6 +3,7 @@
 // from SPIR to the host (triple, data layout, calling conventions), internalized except
 // for the launchers, optimized (O3, or O0 with -cl-opt-disable) and compiled by an ORC
 // LLJIT for the host CPU and its features.
+#include "device/cpu/bounds_check.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/local_masked_access.hpp"
 #include "device/cpu/compiler/masked_global_loads.hpp"
@@ -272,9 +273,14 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   kiln::guard_integer_division(*m);
   if (!opt_disable) kiln::add_vector_math_variants(*m);
   std::set<Function *> launchers;
+  const bool checked = kiln_bounds_checking();
   for (size_t i = 0; i < kernels.size(); i++) {
     bool fibers = false;
     Function *l = nullptr;
+    if (checked && !kiln::add_bounds_checks(*kernels[i], executable->kernels[i], error)) {
+      m.reset();
+      return fail(error);
+    }
     if (kiln::yield_in_spin_loops(*kernels[i], fibers, error))
       l = kiln::build_image_launchers(*m, *kernels[i], executable->kernels[i], layouts[i], launcher_name(i),
                                       !opt_disable, error, fibers);

@@ -26,6 +26,7 @@
 // for all of them.
 #include "device/cpu/builtins/address_space_host.h"
 #include "device/cpu/builtins/pipe_host.h"
+#include "device/cpu/bounds_check.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/idle_work_items.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
@@ -71,6 +72,8 @@ namespace {
 [[maybe_unused]] const bool device_enqueue_registered = (kiln_device_enqueue_register(), true);
 // And the fiber launchers' scheduler (device/cpu/fibers.c).
 [[maybe_unused]] const bool fibers_registered = (kiln_fibers_register(), true);
+// And the bounds checks' violation handler (device/cpu/bounds_check.c).
+[[maybe_unused]] const bool bounds_registered = (kiln_bounds_check_register(), true);
 
 // The values a work-item intrinsic stands for, per dimension, at the current iteration.
 struct WorkItemValues {
@@ -829,13 +832,14 @@ void launch_values(IRBuilder<> &b, Value *nd, WorkItemValues &v) {
 
 // What a fiber launcher passes its work-item function: the launch, the thread's local
 // memory, the group's ids and actual sizes, then the kernel's argument values.
-enum : unsigned { FIBER_ND, FIBER_LOCAL_MEM, FIBER_GROUP_ID, FIBER_LOCAL_SIZE, FIBER_ARGS };
+// (The packed argument block too: bounds-checked kernels read their table after it.)
+enum : unsigned { FIBER_ND, FIBER_LOCAL_MEM, FIBER_ARGS_BLOCK, FIBER_GROUP_ID, FIBER_LOCAL_SIZE, FIBER_ARGS };
 
 StructType *fiber_context_type(Function &k) {
   LLVMContext &c = k.getContext();
   Type *ptr = PointerType::get(c, 0);
   Type *sizes = ArrayType::get(Type::getInt64Ty(c), 3);
-  std::vector<Type *> fields{ptr, ptr, sizes, sizes};
+  std::vector<Type *> fields{ptr, ptr, ptr, sizes, sizes};
   for (Argument &a : k.args()) fields.push_back(a.getType());
   return StructType::get(c, fields);
 }
@@ -859,7 +863,7 @@ Function *fiber_item_function(Module &m, Function &k, const kiln::LocalLayout &l
   auto size_field = [&](unsigned i, unsigned d) {
     return b.CreateLoad(b.getInt64Ty(), b.CreateInBoundsGEP(context_type, context, {b.getInt32(0), b.getInt32(i), b.getInt32(d)}));
   };
-  Value *nd = field(FIBER_ND), *local_mem = field(FIBER_LOCAL_MEM);
+  Value *nd = field(FIBER_ND), *local_mem = field(FIBER_LOCAL_MEM), *args_block = field(FIBER_ARGS_BLOCK);
   WorkItemValues v{};
   launch_values(b, nd, v);
   for (unsigned d = 0; d < 3; d++) {
@@ -922,6 +926,7 @@ Function *fiber_item_function(Module &m, Function &k, const kiln::LocalLayout &l
   v.memory_bound[KILN_BOUND_FRAMES_BEGIN] = v.memory_bound[KILN_BOUND_FRAMES_END] = b.getInt64(0);
   v.memory_bound[KILN_BOUND_STACK_TOP] =
       b.CreatePtrToInt(b.CreateIntrinsic(Intrinsic::addressofreturnaddress, {ptr}, {}), b.getInt64Ty());
+  v.memory_bound[KILN_BOUND_ARGS] = b.CreatePtrToInt(args_block, b.getInt64Ty());
   Value *local_base = b.CreateAddrSpaceCast(local_mem, PointerType::get(c, kiln::AS_LOCAL));
   LocalVariables local_vars = local_variables(b, local_base, locals);
   if (!kiln::inline_all(*item, error)) return nullptr;
@@ -1135,6 +1140,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
       frames ? b.CreateAdd(frames_address, b.CreateMul(items, b.getInt64(split.frame_size))) : b.getInt64(0);
   v.memory_bound[KILN_BOUND_STACK_TOP] =
       b.CreatePtrToInt(b.CreateIntrinsic(Intrinsic::addressofreturnaddress, {ptr}, {}), i64);
+  v.memory_bound[KILN_BOUND_ARGS] = b.CreatePtrToInt(args, i64);
 
   // A fiber launcher: the kernel's arguments in the context its work-item function reads.
   StructType *fiber_context = fibers ? fiber_context_type(k) : nullptr;
@@ -1145,6 +1151,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
     fiber_values = b.CreateAlloca(fiber_context, nullptr, "fiber_context");
     b.CreateStore(nd, b.CreateStructGEP(fiber_context, fiber_values, FIBER_ND));
     b.CreateStore(local_mem, b.CreateStructGEP(fiber_context, fiber_values, FIBER_LOCAL_MEM));
+    b.CreateStore(args, b.CreateStructGEP(fiber_context, fiber_values, FIBER_ARGS_BLOCK));
     for (unsigned i = 0; i < k.arg_size(); i++)
       b.CreateStore(call_args[i], b.CreateStructGEP(fiber_context, fiber_values, FIBER_ARGS + i));
     fiber_item = fiber_item_function(m, k, locals, fiber_context, name, error);

@@ -72,8 +72,10 @@ std::vector<Function *> reachable_functions(Function &f) {
   return order;
 }
 
+// wait_group_events is a work-group barrier too (builtins/async_copy.cl).
 static bool is_barrier_name(StringRef name) {
-  return name == KILN_INTRINSIC_BARRIER || name == "_Z7barrierj" || name.starts_with("_Z18work_group_barrierj");
+  return name == KILN_INTRINSIC_BARRIER || name == "_Z7barrierj" || name.starts_with("_Z18work_group_barrierj") ||
+         name.starts_with("_Z17wait_group_events");
 }
 
 // The work-group collective functions (work_group_all, work_group_reduce_add, ...; not

@@ -7,6 +7,7 @@
 
 #include "device/cpu/compiler/builtins_ref.h"
 #include "device/cpu/compiler/module_binary.h"
+#include "device/cpu/bounds_check.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -45,6 +46,7 @@ static char *join(const char *a, const char *b) {
 static bool cache_enabled(void) {
   /* Code compiled under these switches differs from what the key describes. */
   if (getenv("KILN_WORK_ITEM_VECTORIZE") || getenv("KILN_VECTORIZE") || getenv("KILN_VECTOR_WIDTH")) return false;
+  if (kiln_bounds_checking()) return false; /* bounds-checked code is never cached */
   const char *flag = getenv("KILN_CACHE");
   return !(flag && strcmp(flag, "0") == 0);
 }

@@ -1,0 +1,201 @@
+// bounds_checks.cpp: KILN_CHECK=bounds (device/cpu/bounds_check.h). Every load, store,
+// atomic and memory intrinsic of a kernel whose address derives from one of its pointer
+// arguments (global, constant or local) is guarded by a test against the extent the runtime
+// wrote after the argument block (kernel_abi.h's table); outside it, the access is not made
+// (a load gives zero) and the violation handler is called with the argument, the offset, the
+// size and the work-item's global id.
+//
+// The kernel is inlined (and its stack slots promoted) first, so that accesses in the builtins (vload, atomics, async
+// copies) are seen with their pointer's origin. An address whose origin is not one argument
+// (a pointer read from memory, made from an integer, or a phi of two arguments) is not checked.
+#include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/kernel_abi.h"
+
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+
+#include <map>
+#include <vector>
+
+using namespace llvm;
+
+namespace {
+
+// One access to check: `address` of `size` bytes (an i64 value), through argument `arg`.
+struct Access {
+  Instruction *inst;
+  Value *address;
+  Value *size;
+  unsigned arg;
+  bool write;
+};
+
+bool checked_kind(enum kiln_arg_kind kind) {
+  return kind == KILN_ARG_GLOBAL_PTR || kind == KILN_ARG_CONSTANT_PTR || kind == KILN_ARG_LOCAL_PTR;
+}
+
+// The argument `p` derives from, when it is exactly one of the checked ones.
+int origin(Value *p, const Function &k, const kiln_kernel_desc &desc) {
+  SmallVector<const Value *, 4> objects;
+  getUnderlyingObjects(p, objects, nullptr, 0);
+  if (objects.size() != 1) return -1;
+  auto *arg = dyn_cast<Argument>(objects[0]);
+  if (!arg || arg->getParent() != &k || arg->getArgNo() >= desc.num_args) return -1;
+  return checked_kind(desc.args[arg->getArgNo()].kind) ? (int)arg->getArgNo() : -1;
+}
+
+std::vector<Access> find_accesses(Function &k, const kiln_kernel_desc &desc) {
+  const DataLayout &dl = k.getParent()->getDataLayout();
+  Type *i64 = Type::getInt64Ty(k.getContext());
+  std::vector<Access> found;
+  auto add = [&](Instruction &inst, Value *p, Value *size, bool write) {
+    int arg = origin(p, k, desc);
+    if (arg >= 0) found.push_back({&inst, p, size, (unsigned)arg, write});
+  };
+  auto bytes = [&](Type *t) { return ConstantInt::get(i64, dl.getTypeStoreSize(t).getFixedValue()); };
+  for (Instruction &inst : instructions(k)) {
+    if (auto *load = dyn_cast<LoadInst>(&inst)) {
+      add(inst, load->getPointerOperand(), bytes(load->getType()), false);
+    } else if (auto *store = dyn_cast<StoreInst>(&inst)) {
+      add(inst, store->getPointerOperand(), bytes(store->getValueOperand()->getType()), true);
+    } else if (auto *rmw = dyn_cast<AtomicRMWInst>(&inst)) {
+      add(inst, rmw->getPointerOperand(), bytes(rmw->getValOperand()->getType()), true);
+    } else if (auto *cas = dyn_cast<AtomicCmpXchgInst>(&inst)) {
+      add(inst, cas->getPointerOperand(), bytes(cas->getNewValOperand()->getType()), true);
+    } else if (auto *mem = dyn_cast<MemIntrinsic>(&inst)) {
+      // Checked as two accesses, source first; the length is the same for both.
+      IRBuilder<> b(mem);
+      Value *length = b.CreateZExtOrTrunc(mem->getLength(), i64);
+      if (auto *transfer = dyn_cast<MemTransferInst>(mem)) add(inst, transfer->getSource(), length, false);
+      add(inst, mem->getDest(), length, true);
+    }
+  }
+  return found;
+}
+
+// "kernel 'k' argument 1 'out'", a constant the violation handler keeps a pointer to.
+Constant *description(Module &m, const Function &k, unsigned arg) {
+  std::string text = "kernel '" + k.getName().str() + "' argument " + std::to_string(arg);
+  StringRef name = k.getArg(arg)->getName();
+  if (!name.empty()) text += " '" + name.str() + "'";
+  IRBuilder<> b(m.getContext());
+  auto *gv = new GlobalVariable(m, ArrayType::get(b.getInt8Ty(), text.size() + 1), true,
+                                GlobalValue::PrivateLinkage, ConstantDataArray::getString(m.getContext(), text),
+                                "kiln.bounds.what");
+  gv->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  return gv;
+}
+
+// The work-item's global id in dimension d, from the intrinsics the launcher replaces.
+Value *global_id(IRBuilder<> &b, Module &m, unsigned d) {
+  Type *i64 = b.getInt64Ty();
+  auto intrinsic = [&](const char *name) {
+    FunctionCallee f = m.getOrInsertFunction(name, FunctionType::get(i64, {b.getInt32Ty()}, false));
+    return b.CreateCall(f, {b.getInt32(d)});
+  };
+  Value *group = b.CreateMul(intrinsic(KILN_INTRINSIC_GROUP_ID), intrinsic(KILN_INTRINSIC_ENQUEUED_LOCAL_SIZE));
+  return b.CreateAdd(b.CreateAdd(group, intrinsic(KILN_INTRINSIC_LOCAL_ID)), intrinsic(KILN_INTRINSIC_GLOBAL_OFFSET));
+}
+
+}  // namespace
+
+namespace kiln {
+
+bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &error) {
+  if (!inline_all(k, error)) return false;
+  // Arguments and addresses out of their stack slots (clang's unoptimized code keeps them there).
+  run_function_passes(k, [](PassBuilder &, FunctionPassManager &fpm) { fpm.addPass(SROAPass(SROAOptions::PreserveCFG)); });
+  std::vector<Access> accesses = find_accesses(k, desc);
+  if (accesses.empty()) return true;
+  Module &m = *k.getParent();
+  LLVMContext &c = m.getContext();
+  Type *i64 = Type::getInt64Ty(c), *i32 = Type::getInt32Ty(c), *ptr = PointerType::get(c, 0);
+
+  // The table's entries of the arguments used, read once at the kernel's entry.
+  // (After the entry block's allocas, which must stay first.)
+  BasicBlock::iterator at = k.getEntryBlock().getFirstInsertionPt();
+  while (isa<AllocaInst>(*at)) ++at;
+  IRBuilder<> entry(&*at);
+  FunctionCallee bound = m.getOrInsertFunction(KILN_INTRINSIC_MEMORY_BOUND, FunctionType::get(i64, {i32}, false));
+  Value *args_block = entry.CreateCall(bound, {entry.getInt32(KILN_BOUND_ARGS)}, "args_block");
+  Value *table = entry.CreateIntToPtr(entry.CreateAdd(args_block, entry.getInt64(kiln_bounds_table_offset(desc.args_block_size))), ptr);
+  struct Extent {
+    Value *base, *below, *span;
+    Constant *what;
+  };
+  std::map<unsigned, Extent> extents;
+  for (const Access &a : accesses) {
+    if (extents.count(a.arg)) continue;
+    Value *below = entry.CreateAlignedLoad(i64, entry.CreateConstInBoundsGEP1_64(i64, table, 2 * a.arg), Align(8), "below");
+    Value *span = entry.CreateAlignedLoad(i64, entry.CreateConstInBoundsGEP1_64(i64, table, 2 * a.arg + 1), Align(8), "span");
+    // base = the argument's address minus `below`: where the reachable memory starts.
+    Value *base = entry.CreateSub(entry.CreatePtrToInt(k.getArg(a.arg), i64), below, "reach");
+    extents[a.arg] = {base, below, span, description(m, k, a.arg)};
+  }
+
+  FunctionCallee violation = m.getOrInsertFunction(
+      KILN_BOUNDS_VIOLATION_SYMBOL,
+      FunctionType::get(Type::getVoidTy(c), {ptr, i64, i64, i64, i32, i64, i64, i64}, false));
+  MDNode *likely = MDBuilder(c).createBranchWeights(1 << 20, 1);
+  // A memory intrinsic checked twice guards its copy with both tests: group by instruction.
+  std::map<Instruction *, std::vector<const Access *>> by_inst;
+  std::vector<Instruction *> order;
+  for (const Access &a : accesses) {
+    if (!by_inst.count(a.inst)) order.push_back(a.inst);
+    by_inst[a.inst].push_back(&a);
+  }
+  for (Instruction *inst : order) {
+    const std::vector<const Access *> &list = by_inst[inst];
+    // Inside when offset <= span - size, offset counted from the reachable memory's start
+    // (unsigned: an address before the start wraps to a large offset).
+    auto test = [&](IRBuilder<> &b, const Access *a, Value *&offset) {
+      const Extent &e = extents[a->arg];
+      offset = b.CreateSub(b.CreatePtrToInt(a->address, i64), e.base, "bounds.offset");
+      return b.CreateAnd(b.CreateICmpULE(a->size, e.span), b.CreateICmpULE(offset, b.CreateSub(e.span, a->size)));
+    };
+    IRBuilder<> b(inst);
+    Value *inside = nullptr;
+    for (const Access *a : list) {
+      Value *offset;
+      Value *fits = test(b, a, offset);
+      inside = inside ? b.CreateAnd(inside, fits) : fits;
+    }
+    Instruction *then_term = nullptr, *else_term = nullptr;
+    SplitBlockAndInsertIfThenElse(inside, inst, &then_term, &else_term, likely);
+    BasicBlock *tail = inst->getParent();
+    inst->moveBefore(then_term);
+    // The report: the first access of the list that is outside (a memory copy's source
+    // before its destination).
+    IRBuilder<> f(else_term);
+    Value *what = nullptr, *offset = nullptr, *size = nullptr, *span = nullptr, *write = nullptr;
+    for (auto it = list.rbegin(); it != list.rend(); ++it) {
+      const Access *a = *it;
+      Value *own_offset;
+      Value *bad = f.CreateNot(test(f, a, own_offset));
+      auto pick = [&](Value *mine, Value *later) { return later ? f.CreateSelect(bad, mine, later) : mine; };
+      what = pick(extents[a->arg].what, what);
+      offset = pick(own_offset, offset);
+      size = pick(a->size, size);
+      span = pick(extents[a->arg].span, span);
+      write = pick(f.getInt32(a->write), write);
+    }
+    f.CreateCall(violation, {what, offset, size, span, write, global_id(f, m, 0), global_id(f, m, 1), global_id(f, m, 2)});
+    if (!inst->getType()->isVoidTy()) {  // a load, atomic or swap outside gives zero
+      IRBuilder<> t(&*tail->begin());
+      PHINode *result = t.CreatePHI(inst->getType(), 2);
+      inst->replaceAllUsesWith(result);
+      result->addIncoming(inst, then_term->getParent());
+      result->addIncoming(Constant::getNullValue(inst->getType()), else_term->getParent());
+    }
+  }
+  return true;
+}
+
+}  // namespace kiln
