@@ -2,7 +2,8 @@
  * the memory a pointer argument reaches is not made: the command fails with
  * CL_OUT_OF_RESOURCES, commands waiting on it fail, and one line on stderr names the kernel,
  * the argument, the access, its offset and size and the work-item. Accesses inside run as
- * usual: vector loads at the end of a buffer, atomics, local memory behind barriers, SVM. */
+ * usual: vector loads at the end of a buffer, atomics, local memory behind barriers, SVM.
+ * Static __local arrays are checked against their size. */
 #include "kiln_test.h"
 
 #include <fcntl.h>
@@ -22,6 +23,12 @@ static const char *SOURCE =
     "  if (l < reach) scratch[l] = (int)l;\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  out[get_global_id(0)] = scratch[(l + 1) % get_local_size(0)]; }\n"
+    "kernel void tiled(global int *out) {\n"
+    "  local int tile[8];\n"
+    "  size_t l = get_local_id(0);\n"
+    "  tile[l] = (int)l;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(0)] = tile[l % 8]; }\n"
     "kernel void tail_vectors(global float4 *out, global const float *in) {\n"
     "  size_t i = get_global_id(0); out[i] = vload4(i, in) * 2.0f; }\n"
     "kernel void count(global int *counter) { atomic_inc(counter); }\n"
@@ -235,6 +242,28 @@ static void in_local_memory(void **state) {
   clReleaseMemObject(out);
 }
 
+/* A static __local array of 8 ints written by groups of 16: work-item 8 is reported; in
+ * groups of 8 the kernel runs clean. */
+static void in_a_local_variable(void **state) {
+  struct fixture *f = *state;
+  cl_mem out = buffer_of(f, 32 * sizeof(int), -1);
+  cl_kernel k = kernel_of(f, "tiled");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof out, &out));
+  char *text;
+  assert_int_equal(CL_OUT_OF_RESOURCES, run_captured(f, k, 16, 16, &text));
+  expect_report(text, "kernel 'tiled' __local variable 'tiled.tile': write of 4 bytes at offset 32 outside its 32 bytes");
+  expect_report(text, "work-item (8, 0, 0)");
+  free(text);
+  assert_int_equal(CL_COMPLETE, run_captured(f, k, 32, 8, &text));
+  assert_string_equal("", text);
+  free(text);
+  int got[32];
+  read_ints(f, out, 32, got);
+  for (int i = 0; i < 32; i++) assert_int_equal(i % 8, got[i]);
+  clReleaseKernel(k);
+  clReleaseMemObject(out);
+}
+
 /* No false positive: vload4 of a buffer's last four floats, atomics on one int, a work-group
  * copy into local memory, SVM pointers; each runs with nothing reported. */
 static void accesses_inside_pass(void **state) {
@@ -323,7 +352,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(write_past_the_end), cmocka_unit_test(read_past_the_end),
       cmocka_unit_test(write_before_the_start), cmocka_unit_test(through_a_sub_buffer),
-      cmocka_unit_test(in_local_memory), cmocka_unit_test(accesses_inside_pass),
+      cmocka_unit_test(in_local_memory), cmocka_unit_test(in_a_local_variable),
+      cmocka_unit_test(accesses_inside_pass),
       cmocka_unit_test(one_of_many),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -7,7 +7,8 @@
 //
 // The kernel is inlined (and its stack slots promoted) first, so that accesses in the builtins (vload, atomics, async
 // copies) are seen with their pointer's origin. An address whose origin is not one argument
-// (a pointer read from memory, made from an integer, or a phi of two arguments) is not checked.
+// (a pointer read from memory, made from an integer, a phi of two arguments, a program-scope
+// variable, private memory) is not checked.
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/kernel_abi.h"
 
@@ -28,12 +29,19 @@ using namespace llvm;
 
 namespace {
 
-// One access to check: `address` of `size` bytes (an i64 value), through argument `arg`.
+// What an address derives from: a checked argument, or a static __local variable.
+struct Origin {
+  int arg = -1;                   // the argument's index
+  GlobalVariable *local = nullptr;  // or the variable
+  bool operator<(const Origin &o) const { return arg != o.arg ? arg < o.arg : local < o.local; }
+};
+
+// One access to check: `address` of `size` bytes (an i64 value).
 struct Access {
   Instruction *inst;
   Value *address;
   Value *size;
-  unsigned arg;
+  Origin origin;
   bool write;
 };
 
@@ -41,14 +49,21 @@ bool checked_kind(enum kiln_arg_kind kind) {
   return kind == KILN_ARG_GLOBAL_PTR || kind == KILN_ARG_CONSTANT_PTR || kind == KILN_ARG_LOCAL_PTR;
 }
 
-// The argument `p` derives from, when it is exactly one of the checked ones.
-int origin(Value *p, const Function &k, const kiln_kernel_desc &desc) {
+// Where `p` derives from, when that is exactly one checked argument or __local variable.
+bool origin(Value *p, const Function &k, const kiln_kernel_desc &desc, Origin &out) {
   SmallVector<const Value *, 4> objects;
   getUnderlyingObjects(p, objects, nullptr, 0);
-  if (objects.size() != 1) return -1;
+  if (objects.size() != 1) return false;
+  if (auto *gv = dyn_cast<GlobalVariable>(objects[0]);
+      gv && gv->getAddressSpace() == kiln::AS_LOCAL && gv->getValueType()->isSized()) {
+    out.local = const_cast<GlobalVariable *>(gv);
+    return true;
+  }
   auto *arg = dyn_cast<Argument>(objects[0]);
-  if (!arg || arg->getParent() != &k || arg->getArgNo() >= desc.num_args) return -1;
-  return checked_kind(desc.args[arg->getArgNo()].kind) ? (int)arg->getArgNo() : -1;
+  if (!arg || arg->getParent() != &k || arg->getArgNo() >= desc.num_args) return false;
+  if (!checked_kind(desc.args[arg->getArgNo()].kind)) return false;
+  out.arg = (int)arg->getArgNo();
+  return true;
 }
 
 std::vector<Access> find_accesses(Function &k, const kiln_kernel_desc &desc) {
@@ -56,8 +71,8 @@ std::vector<Access> find_accesses(Function &k, const kiln_kernel_desc &desc) {
   Type *i64 = Type::getInt64Ty(k.getContext());
   std::vector<Access> found;
   auto add = [&](Instruction &inst, Value *p, Value *size, bool write) {
-    int arg = origin(p, k, desc);
-    if (arg >= 0) found.push_back({&inst, p, size, (unsigned)arg, write});
+    Origin o;
+    if (origin(p, k, desc, o)) found.push_back({&inst, p, size, o, write});
   };
   auto bytes = [&](Type *t) { return ConstantInt::get(i64, dl.getTypeStoreSize(t).getFixedValue()); };
   for (Instruction &inst : instructions(k)) {
@@ -80,13 +95,14 @@ std::vector<Access> find_accesses(Function &k, const kiln_kernel_desc &desc) {
   return found;
 }
 
-// "kernel 'k' argument 1 'out'", a constant the violation handler keeps a pointer to.
-Constant *description(Module &m, const Function &k, unsigned arg) {
-  std::string text = "kernel '" + k.getName().str() + "' argument " + std::to_string(arg);
-  StringRef name = k.getArg(arg)->getName();
+// "kernel 'k' argument 1 'out'" or "kernel 'k' __local variable 'k.tile'", a constant the
+// violation handler keeps a pointer to.
+Constant *description(Module &m, const Function &k, const Origin &o) {
+  std::string text = "kernel '" + k.getName().str() + "' ";
+  StringRef name = o.local ? o.local->getName() : k.getArg(o.arg)->getName();
+  text += o.local ? "__local variable" : "argument " + std::to_string(o.arg);
   if (!name.empty()) text += " '" + name.str() + "'";
-  IRBuilder<> b(m.getContext());
-  auto *gv = new GlobalVariable(m, ArrayType::get(b.getInt8Ty(), text.size() + 1), true,
+  auto *gv = new GlobalVariable(m, ArrayType::get(Type::getInt8Ty(m.getContext()), text.size() + 1), true,
                                 GlobalValue::PrivateLinkage, ConstantDataArray::getString(m.getContext(), text),
                                 "kiln.bounds.what");
   gv->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
@@ -127,17 +143,26 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
   Value *args_block = entry.CreateCall(bound, {entry.getInt32(KILN_BOUND_ARGS)}, "args_block");
   Value *table = entry.CreateIntToPtr(entry.CreateAdd(args_block, entry.getInt64(kiln_bounds_table_offset(desc.args_block_size))), ptr);
   struct Extent {
-    Value *base, *below, *span;
+    Value *base, *span;
     Constant *what;
   };
-  std::map<unsigned, Extent> extents;
+  std::map<Origin, Extent> extents;
+  const DataLayout &dl = m.getDataLayout();
   for (const Access &a : accesses) {
-    if (extents.count(a.arg)) continue;
-    Value *below = entry.CreateAlignedLoad(i64, entry.CreateConstInBoundsGEP1_64(i64, table, 2 * a.arg), Align(8), "below");
-    Value *span = entry.CreateAlignedLoad(i64, entry.CreateConstInBoundsGEP1_64(i64, table, 2 * a.arg + 1), Align(8), "span");
-    // base = the argument's address minus `below`: where the reachable memory starts.
-    Value *base = entry.CreateSub(entry.CreatePtrToInt(k.getArg(a.arg), i64), below, "reach");
-    extents[a.arg] = {base, below, span, description(m, k, a.arg)};
+    if (extents.count(a.origin)) continue;
+    Extent e;
+    if (a.origin.local) {  // a variable's size is known; the launcher places it in the group's memory
+      e.base = entry.CreatePtrToInt(a.origin.local, i64);
+      e.span = entry.getInt64(dl.getTypeAllocSize(a.origin.local->getValueType()));
+    } else {
+      unsigned i = (unsigned)a.origin.arg;
+      Value *below = entry.CreateAlignedLoad(i64, entry.CreateConstInBoundsGEP1_64(i64, table, 2 * i), Align(8), "below");
+      e.span = entry.CreateAlignedLoad(i64, entry.CreateConstInBoundsGEP1_64(i64, table, 2 * i + 1), Align(8), "span");
+      // The argument's address minus `below`: where the memory it may reach starts.
+      e.base = entry.CreateSub(entry.CreatePtrToInt(k.getArg(i), i64), below, "reach");
+    }
+    e.what = description(m, k, a.origin);
+    extents[a.origin] = e;
   }
 
   FunctionCallee violation = m.getOrInsertFunction(
@@ -156,7 +181,7 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
     // Inside when offset <= span - size, offset counted from the reachable memory's start
     // (unsigned: an address before the start wraps to a large offset).
     auto test = [&](IRBuilder<> &b, const Access *a, Value *&offset) {
-      const Extent &e = extents[a->arg];
+      const Extent &e = extents[a->origin];
       offset = b.CreateSub(b.CreatePtrToInt(a->address, i64), e.base, "bounds.offset");
       return b.CreateAnd(b.CreateICmpULE(a->size, e.span), b.CreateICmpULE(offset, b.CreateSub(e.span, a->size)));
     };
@@ -180,10 +205,10 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
       Value *own_offset;
       Value *bad = f.CreateNot(test(f, a, own_offset));
       auto pick = [&](Value *mine, Value *later) { return later ? f.CreateSelect(bad, mine, later) : mine; };
-      what = pick(extents[a->arg].what, what);
+      what = pick(extents[a->origin].what, what);
       offset = pick(own_offset, offset);
       size = pick(a->size, size);
-      span = pick(extents[a->arg].span, span);
+      span = pick(extents[a->origin].span, span);
       write = pick(f.getInt32(a->write), write);
     }
     f.CreateCall(violation, {what, offset, size, span, write, global_id(f, m, 0), global_id(f, m, 1), global_id(f, m, 2)});
