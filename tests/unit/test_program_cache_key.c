@@ -1,5 +1,5 @@
-/* The compiled-code cache's own pieces: SHA-256 against the FIPS 180-4 / NIST example
- * digests (whole and in odd pieces), what the key covers, which sources are not cached,
+/* The compiled-code cache's own pieces: SHA-256 (sha256.h, LLVM's behind it) against the
+ * FIPS 180-4 / NIST example digests (whole and in odd pieces), what the key covers, which sources are not cached,
  * and a store/load round trip in one process: a hit gives the same kernels and runs with
  * no code generation; a damaged entry is a miss. */
 #include <stdarg.h>
