@@ -285,7 +285,12 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   for (size_t i = 0; i < kernels.size(); i++) {
     bool fibers = false;
     Function *l = nullptr;
-    if (kiln::yield_in_spin_loops(*kernels[i], fibers, error))
+    // Debug builds run a kernel with barriers as fibers too (one whole kernel call per
+    // work-item, barriers switch fibers) instead of splitting it at its barriers: its
+    // variables stay in their stack slots, where gdb finds them (docs/debugging.md).
+    bool ok = kiln::yield_in_spin_loops(*kernels[i], fibers, error);
+    fibers |= debug && executable->kernels[i].uses_barriers;
+    if (ok)
       l = kiln::build_image_launchers(*m, *kernels[i], executable->kernels[i], layouts[i], launcher_name(i),
                                       !opt_disable, error, fibers);
     if (!l) {
