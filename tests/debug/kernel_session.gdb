@@ -5,6 +5,7 @@ set debuginfod enabled off
 set disable-randomization off
 set breakpoint pending on
 break twice_kernel
+break program.cl:10 if gid == 2
 run
 next
 print twice
@@ -13,4 +14,9 @@ info line
 frame
 bt
 list 1,3
+continue
+next
+print sum
+print gid
+bt 2
 continue
