@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Kiln's build and test dependencies from Debian bookworm (needs root or sudo).
 set -euo pipefail
-packages=(build-essential cmake pkg-config git
+packages=(build-essential cmake pkg-config git gdb
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19
   opencl-c-headers ocl-icd-opencl-dev ocl-icd-libopencl1 libhwloc-dev libcmocka-dev libsleef-dev libboost-context1.74-dev clinfo
   python3 llvm-19 llvm-19-tools libclang-rt-19-dev)

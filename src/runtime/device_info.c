@@ -168,7 +168,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_MAX_WORK_GROUP_SIZE:
     KILN_INFO_VALUE(size_t, KILN_MAX_WORK_GROUP_SIZE);
   case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-    KILN_INFO_VALUE(size_t, 1);
+    /* What clGetKernelWorkGroupInfo's CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE answers
+     * for every kernel (kernel_info.c): the floats of one vector register, the narrower
+     * width the work-item vectorizers fill (wfv.hpp's widths are it and twice it). */
+    KILN_INFO_VALUE(size_t, device_vector_widths().float_);
   case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR:
     KILN_INFO_VALUE(cl_uint, device_vector_widths().char_);

@@ -129,7 +129,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
   }
   case CL_KERNEL_LOCAL_MEM_SIZE:
     KILN_INFO_VALUE(cl_ulong, kiln_kernel_local_mem_layout(kernel, NULL));
-  case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
+  case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: /* = CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
     KILN_INFO_VALUE(size_t, kiln_device_limits()->preferred_multiple);
   case CL_KERNEL_PRIVATE_MEM_SIZE:
   /* cl_intel_required_subgroup_size's spill memory: a CPU spills to the same frame. */

@@ -157,6 +157,20 @@ static void test_work_group_info(void **state) {
   assert_cl_success(clGetKernelWorkGroupInfo(free_size, env->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
                                              sizeof size, &size, NULL));
   assert_true(size >= 1);
+  /* The kernel's preferred multiple is the device's (both: the floats of one vector
+   * register, the width the work-item vectorizers fill), for kernels with and without a
+   * required size. */
+  size_t device_multiple = 0, fixed_multiple = 0;
+  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof device_multiple,
+                                    &device_multiple, NULL));
+  assert_int_equal(device_multiple, size);
+  cl_uint float_width = 0;
+  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof float_width, &float_width,
+                                    NULL));
+  assert_int_equal(float_width, device_multiple);
+  assert_cl_success(clGetKernelWorkGroupInfo(fixed, env->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                             sizeof fixed_multiple, &fixed_multiple, NULL));
+  assert_int_equal(device_multiple, fixed_multiple);
   cl_ulong bytes;
   assert_cl_success(clGetKernelWorkGroupInfo(free_size, env->device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof bytes, &bytes, NULL));
   assert_cl_success(clGetKernelWorkGroupInfo(free_size, env->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof bytes, &bytes, NULL));

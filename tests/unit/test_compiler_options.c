@@ -49,6 +49,39 @@ static void compile_options_rejected(void **state) {
   check_option("-cl-fast-relaxed-maths", false, KILN_COMPILE_INVALID_OPTIONS, "-cl-fast-relaxed-maths");
 }
 
+/* -g, or KILN_DEBUG_KERNELS set: a debug build (docs/debugging.md). The environment makes
+ * every compilation one, never a link; "0" and "" are unset. */
+static void debug_builds(void **state) {
+  (void)state;
+  struct kiln_cl_options parsed;
+  unsetenv("KILN_DEBUG_KERNELS");
+  assert_int_equal(KILN_COMPILE_OK, kiln_cl_options_parse("-cl-mad-enable", KILN_OPTIONS_BUILD, &parsed, NULL));
+  assert_false(parsed.debug);
+  kiln_cl_options_free(&parsed);
+  assert_int_equal(KILN_COMPILE_OK, kiln_cl_options_parse("-D X=1 -g", KILN_OPTIONS_COMPILE, &parsed, NULL));
+  assert_true(parsed.debug);
+  kiln_cl_options_free(&parsed);
+  assert_true(kiln_cl_options_request_debug("-D X=1 -g"));
+  assert_false(kiln_cl_options_request_debug("-D g -D X=-g"));
+  assert_false(kiln_cl_options_request_debug(NULL));
+  static const char *const unset[] = {"0", ""};
+  for (size_t i = 0; i < 2; i++) {
+    setenv("KILN_DEBUG_KERNELS", unset[i], 1);
+    assert_false(kiln_debug_kernels_forced());
+    assert_false(kiln_cl_options_request_debug(""));
+  }
+  setenv("KILN_DEBUG_KERNELS", "1", 1);
+  assert_true(kiln_debug_kernels_forced());
+  assert_true(kiln_cl_options_request_debug(NULL));
+  assert_int_equal(KILN_COMPILE_OK, kiln_cl_options_parse("", KILN_OPTIONS_BUILD, &parsed, NULL));
+  assert_true(parsed.debug);
+  kiln_cl_options_free(&parsed);
+  assert_int_equal(KILN_COMPILE_OK, kiln_cl_options_parse("", KILN_OPTIONS_LINK, &parsed, NULL));
+  assert_false(parsed.debug);
+  kiln_cl_options_free(&parsed);
+  unsetenv("KILN_DEBUG_KERNELS");
+}
+
 static void link_options(void **state) {
   (void)state;
   static const char *const ok[] = {
@@ -131,6 +164,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compile_options_accepted),
       cmocka_unit_test(compile_options_rejected),
+      cmocka_unit_test(debug_builds),
       cmocka_unit_test(link_options),
       cmocka_unit_test(binary_envelope),
       cmocka_unit_test(runtime_reads_options_as_compiler),

@@ -1,5 +1,5 @@
-/* The compiled-code cache's own pieces: SHA-256 against the FIPS 180-4 / NIST example
- * digests (whole and in odd pieces), what the key covers, which sources are not cached,
+/* The compiled-code cache's own pieces: SHA-256 (sha256.h, LLVM's behind it) against the
+ * FIPS 180-4 / NIST example digests (whole and in odd pieces), what the key covers, which sources are not cached,
  * and a store/load round trip in one process: a hit gives the same kernels and runs with
  * no code generation; a damaged entry is a miss. */
 #include <stdarg.h>
@@ -93,6 +93,12 @@ static void test_sources_that_read_files_not_cached(void **state) {
   const char *dated = "kernel void k(global char *p) { p[0] = __TIME__[0]; }\n";
   assert_false(kiln_program_cache_key_for_source(dated, strlen(dated), NULL, NULL, 0, &key));
   assert_false(kiln_program_cache_key_for_source(source, strlen(source), "-I /tmp", NULL, 0, &key));
+  /* Debug builds (docs/debugging.md) are never cached. */
+  assert_false(kiln_program_cache_key_for_source(source, strlen(source), "-cl-mad-enable -g", NULL, 0, &key));
+  setenv("KILN_DEBUG_KERNELS", "1", 1);
+  assert_false(kiln_program_cache_key_for_source(source, strlen(source), NULL, NULL, 0, &key));
+  unsetenv("KILN_DEBUG_KERNELS");
+  assert_true(kiln_program_cache_key_for_source(source, strlen(source), NULL, NULL, 0, &key));
   setenv("KILN_CACHE", "0", 1);
   assert_false(kiln_program_cache_key_for_source(source, strlen(source), NULL, NULL, 0, &key));
   assert_null(kiln_program_cache_dir());

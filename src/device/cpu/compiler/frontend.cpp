@@ -3,6 +3,7 @@
 // diagnostics are rendered into the build log. The only clang-heavy translation unit.
 #include "device/cpu/compiler/clang_flags.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/compiler/kernel_debugging.hpp"
 #include "device/cpu/compiler/opencl_c_features.h"
 #include "device/cpu/compiler/options.h"
 
@@ -79,6 +80,16 @@ static int compile_source(const char *source, size_t length, const char *options
       storage.push_back(std::string("-D") + macros[i].name + "=1");
   kiln_cl_options_free(&parsed);
 
+  if (debug) {
+    // DWARF 5 (gdb 13 reads it from JIT objects: BFD applies their relocations), for
+    // gdb. The compilation directory is a real one holding a copy of the source, so gdb
+    // shows its lines (the in-memory /kiln-program exists only for clang).
+    storage.emplace_back("-debug-info-kind=constructor");
+    storage.emplace_back("-dwarf-version=5");
+    storage.emplace_back("-debugger-tuning=gdb");
+    std::string dir = kiln::write_debug_source(source, length, SOURCE_NAME);
+    if (!dir.empty()) storage.push_back("-fdebug-compilation-dir=" + dir);
+  }
   std::vector<const char *> args = {KILN_CLANG_CC1_FLAGS, "-resource-dir", KILN_CLANG_RESOURCE_DIR, "-I", SOURCE_DIR};
   for (const std::string &s : storage) args.push_back(s.c_str());
   args.push_back(SOURCE_NAME);

@@ -5,6 +5,7 @@
 // LLJIT for the host CPU and its features.
 #include "device/cpu/bounds_check.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/compiler/kernel_debugging.hpp"
 #include "device/cpu/compiler/local_masked_access.hpp"
 #include "device/cpu/compiler/masked_global_loads.hpp"
 #include "device/cpu/compiler/streaming_stores.hpp"
@@ -148,7 +149,8 @@ private:
 
 // An LLJIT for the host whose symbols resolve against the process and the symbols of
 // kiln_jit_define_symbol. With `capture`, the objects it compiles are kept there.
-Expected<std::unique_ptr<LLJIT>> create_jit(JITTargetMachineBuilder jtmb, ObjectCache *capture) {
+// With `debug`, the objects it links are registered with gdb (kernel_debugging.hpp).
+Expected<std::unique_ptr<LLJIT>> create_jit(JITTargetMachineBuilder jtmb, ObjectCache *capture, bool debug) {
   LLJITBuilder builder;
   builder.setJITTargetMachineBuilder(std::move(jtmb));
   if (capture)
@@ -160,6 +162,8 @@ Expected<std::unique_ptr<LLJIT>> create_jit(JITTargetMachineBuilder jtmb, Object
         });
   auto jit = builder.create();
   if (!jit) return jit.takeError();
+  if (debug)
+    if (Error e = kiln::enable_gdb_registration(**jit)) return e;
   JITDylib &dylib = (*jit)->getMainJITDylib();
   auto process = DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
   if (!process) return process.takeError();
@@ -239,7 +243,11 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   if (executable->kind != KILN_MODULE_EXECUTABLE) return fail("not an executable program");
   initialize_llvm();
 
-  bool opt_disable = kiln::has_option(*executable->module, kiln::OPTION_OPT_DISABLE);
+  // A debug build (-g, KILN_DEBUG_KERNELS) is compiled as with -cl-opt-disable too: no
+  // optimization pipeline and no work-item vectorization, so variables keep their stack
+  // slots and lines stay in order (docs/debugging.md).
+  bool debug = kiln::has_option(*executable->module, kiln::OPTION_DEBUG);
+  bool opt_disable = debug || kiln::has_option(*executable->module, kiln::OPTION_OPT_DISABLE);
   auto jtmb = host_target(opt_disable);
   if (!jtmb) return fail(toString(jtmb.takeError()));
   auto tm = jtmb->createTargetMachine();
@@ -269,7 +277,9 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   for (size_t i = 0; i < kernels.size(); i++) {
     layouts.push_back(kiln::local_layout(*kernels[i]));
   }
+  if (debug) kiln::add_option(*m, kiln::OPTION_OPT_DISABLE);  // for the launcher generator
   retarget(*m, **tm);
+  if (debug) kiln::drop_address_space_derefs(*m);
   kiln::guard_integer_division(*m);
   if (!opt_disable) kiln::add_vector_math_variants(*m);
   std::set<Function *> launchers;
@@ -281,7 +291,12 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
       m.reset();
       return fail(error);
     }
-    if (kiln::yield_in_spin_loops(*kernels[i], fibers, error))
+    // Debug builds run a kernel with barriers as fibers too (one whole kernel call per
+    // work-item, barriers switch fibers) instead of splitting it at its barriers: its
+    // variables stay in their stack slots, where gdb finds them (docs/debugging.md).
+    bool ok = kiln::yield_in_spin_loops(*kernels[i], fibers, error);
+    fibers |= debug && executable->kernels[i].uses_barriers;
+    if (ok)
       l = kiln::build_image_launchers(*m, *kernels[i], executable->kernels[i], layouts[i], launcher_name(i),
                                       !opt_disable, error, fibers);
     if (!l) {
@@ -319,7 +334,7 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
   if (dump_ir) m->print(errs(), nullptr);
 
   program->capture = std::make_unique<ObjectCapture>(program->objects);
-  auto jit = create_jit(std::move(*jtmb), program->capture.get());
+  auto jit = create_jit(std::move(*jtmb), program->capture.get(), debug);
   if (!jit) {
     m.reset();
     return fail(toString(jit.takeError()));
@@ -375,7 +390,7 @@ static int jit_load_objects(const kiln_module *executable, const void *const *ob
   auto jtmb = host_target(kiln::has_option(*executable->module, kiln::OPTION_OPT_DISABLE));
   if (!jtmb) return fail(toString(jtmb.takeError()));
   auto program = std::make_unique<kiln_jit_program>();
-  auto jit = create_jit(std::move(*jtmb), nullptr);
+  auto jit = create_jit(std::move(*jtmb), nullptr, false);  // debug builds are never cached
   if (!jit) return fail(toString(jit.takeError()));
   program->jit = std::move(*jit);
   for (size_t i = 0; i < count; i++) {

@@ -29,6 +29,7 @@
 #include "device/cpu/bounds_check.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/idle_work_items.hpp"
+#include "device/cpu/compiler/kernel_debugging.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
 #include "device/cpu/device_enqueue_symbols.h"
 #include "device/cpu/fibers.h"
@@ -929,6 +930,7 @@ Function *fiber_item_function(Module &m, Function &k, const kiln::LocalLayout &l
   v.memory_bound[KILN_BOUND_ARGS] = b.CreatePtrToInt(args_block, b.getInt64Ty());
   Value *local_base = b.CreateAddrSpaceCast(local_mem, PointerType::get(c, kiln::AS_LOCAL));
   LocalVariables local_vars = local_variables(b, local_base, locals);
+  kiln::add_launcher_debug_scope(*item, k);  // debug builds: the kernel's lines survive inlining
   if (!kiln::inline_all(*item, error)) return nullptr;
 
   FunctionCallee barrier = m.getOrInsertFunction(KILN_FIBERS_BARRIER_SYMBOL, FunctionType::get(b.getVoidTy(), false));
@@ -1257,6 +1259,7 @@ Function *build_launcher(Module &m, Function &k, const kiln_kernel_desc &desc, c
   }
   b.CreateRet(b.getInt32(0));
 
+  add_launcher_debug_scope(*f, k);  // debug builds: the kernel's lines survive inlining
   if (barriers) {
     if (!inline_region_calls(*f, region_calls, region_functions, error) || !inline_all(*f, error)) return nullptr;
   } else {

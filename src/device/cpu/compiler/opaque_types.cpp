@@ -16,6 +16,7 @@
 #include "device/cpu/compiler/compiler_internal.hpp"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
@@ -166,6 +167,15 @@ bool lower_opaque_types(Module &m, std::string & /*error: none is left since var
   // Functions whose signature changes are recreated with the new one (a function's type
   // cannot change in place); their bodies move over, old arguments map to new ones.
   ValueToValueMapTy map;
+  // Debug info (-g, docs/debugging.md) stays as it is: unmapped, every distinct node would
+  // be copied by the remapping below, the compile unit among them (the verifier then finds
+  // a unit missing from llvm.dbg.cu). Nothing to map without debug info.
+  DebugInfoFinder debug_info;
+  debug_info.processModule(m);
+  for (DICompileUnit *cu : debug_info.compile_units()) map.MD()[cu].reset(cu);
+  for (DISubprogram *sp : debug_info.subprograms()) map.MD()[sp].reset(sp);
+  for (DIType *type : debug_info.types()) map.MD()[type].reset(type);
+  for (DIScope *scope : debug_info.scopes()) map.MD()[scope].reset(scope);
   std::vector<Function *> replaced;
   for (Function &f : m) {
     auto *type = cast<FunctionType>(mapper.remapType(f.getFunctionType()));

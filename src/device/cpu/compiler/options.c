@@ -162,7 +162,7 @@ static int parse_one(struct tokens *t, size_t *i, enum kiln_option_set set, stru
   }
   if (compile && IN_LIST(s, passthrough_compile)) return push_arg(o, s, NULL) ? -1 : 0;
   if (compile && IN_LIST(s, ignored_compile)) return 0;
-  if (compile && strcmp(s, "-g") == 0) { /* enqueue_kernel's detailed errors (device_enqueue.cpp) */
+  if (compile && strcmp(s, "-g") == 0) { /* DWARF for gdb (docs/debugging.md); enqueue_kernel's detailed errors */
     o->debug = true;
     return 0;
   }
@@ -229,10 +229,26 @@ int kiln_cl_options_parse(const char *options, enum kiln_option_set set, struct 
     if (log) *log = format("invalid linker option: '-enable-link-options' requires '-create-library'\n");
   }
   if (status == KILN_COMPILE_OK && push_arg(out, "-cl-std=", out->std) != 0) status = KILN_COMPILE_OUT_OF_MEMORY;
+  if (set != KILN_OPTIONS_LINK && kiln_debug_kernels_forced()) out->debug = true;
   tokens_free(&t);
   if (status != KILN_COMPILE_OK) kiln_cl_options_free(out);
   if (log && !*log) *log = strdup("");
   return status;
+}
+
+bool kiln_debug_kernels_forced(void) {
+  const char *value = getenv("KILN_DEBUG_KERNELS");
+  return value && *value && strcmp(value, "0") != 0;
+}
+
+bool kiln_cl_options_request_debug(const char *options) {
+  if (kiln_debug_kernels_forced()) return true;
+  struct tokens t;
+  if (tokenize(options, &t) != 0) return true; /* out of memory: the safe answer (no cache) */
+  bool debug = false;
+  for (size_t i = 0; i < t.count && !debug; i++) debug = strcmp(t.items[i], "-g") == 0;
+  tokens_free(&t);
+  return debug;
 }
 
 int kiln_compiler_check_options(const char *options, bool for_link, char **log) {

@@ -22,7 +22,7 @@ struct kiln_cl_options {
   size_t num_cc1_args;
   char std[8];     /* "CL1.2" when not given */
   bool opt_disable;
-  bool debug;      /* -g */
+  bool debug;      /* -g, or KILN_DEBUG_KERNELS set (compile and build sets): docs/debugging.md */
   bool kernel_arg_info;
   bool create_library;
   bool enable_link_options;
@@ -34,6 +34,13 @@ struct kiln_cl_options {
  * or KILN_COMPILE_OUT_OF_MEMORY. On success *out must be released with kiln_cl_options_free. */
 int kiln_cl_options_parse(const char *options, enum kiln_option_set set, struct kiln_cl_options *out, char **log);
 void kiln_cl_options_free(struct kiln_cl_options *options);
+
+/* KILN_DEBUG_KERNELS=1 in the environment: every compilation is built as with -g. */
+bool kiln_debug_kernels_forced(void);
+/* True when a build with these options is a debug build (-g, or KILN_DEBUG_KERNELS): the
+ * compiled-code cache skips those (their code carries debug info and source paths of
+ * this process). */
+bool kiln_cl_options_request_debug(const char *options);
 
 /* An option string split into options: at white space, double quotes group and a
  * backslash escapes the next character. The one tokenizer of option strings (the runtime's

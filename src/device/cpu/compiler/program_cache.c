@@ -7,6 +7,7 @@
 
 #include "device/cpu/compiler/builtins_ref.h"
 #include "device/cpu/compiler/module_binary.h"
+#include "device/cpu/compiler/options.h"
 #include "device/cpu/bounds_check.h"
 
 #include <dirent.h>
@@ -186,6 +187,9 @@ bool kiln_program_cache_key_for_source(const char *source, size_t length, const 
                                        struct kiln_program_cache_key *key) {
   if (!cache_enabled()) return false;
   if (may_read_files(source, length)) return false;
+  /* Debug builds (-g, KILN_DEBUG_KERNELS) are never cached: their objects name source
+   * files this process wrote (docs/debugging.md), and they are built for gdb, not speed. */
+  if (kiln_cl_options_request_debug(options)) return false;
   if (options && strstr(options, "-I")) return false;
   for (size_t i = 0; i < num_headers; i++)
     if (headers[i].source && may_read_files(headers[i].source, headers[i].length)) return false;

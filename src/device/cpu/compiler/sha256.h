@@ -1,5 +1,6 @@
-/* sha256.h: SHA-256 (FIPS 180-4), incremental. Used for the compiled-code cache's keys
- * and, when the library has no build id, the builtin library's identity. */
+/* sha256.h: SHA-256 (FIPS 180-4), incremental: a C interface to LLVM's llvm::SHA256
+ * (sha256.cpp). Used for the compiled-code cache's keys and, when the library has no build
+ * id, the builtin library's identity. */
 #ifndef KILN_DEVICE_CPU_COMPILER_SHA256_H
 #define KILN_DEVICE_CPU_COMPILER_SHA256_H
 
@@ -12,10 +13,12 @@ extern "C" {
 
 #define KILN_SHA256_SIZE 32u
 
+/* Room for an llvm::SHA256 (sha256.cpp checks that it fits); opaque to C. */
 struct kiln_sha256 {
-  uint32_t state[8];
-  uint64_t length;          /* bytes hashed so far */
-  unsigned char block[64];  /* pending bytes (length % 64 of them) */
+  union {
+    unsigned char bytes[128];
+    uint64_t align;
+  } state;
 };
 
 void kiln_sha256_init(struct kiln_sha256 *h);
