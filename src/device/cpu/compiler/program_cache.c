@@ -47,7 +47,6 @@ static char *join(const char *a, const char *b) {
 static bool cache_enabled(void) {
   /* Code compiled under these switches differs from what the key describes. */
   if (getenv("KILN_WORK_ITEM_VECTORIZE") || getenv("KILN_VECTORIZE") || getenv("KILN_VECTOR_WIDTH")) return false;
-  if (kiln_bounds_checking()) return false; /* bounds-checked code is never cached */
   const char *flag = getenv("KILN_CACHE");
   return !(flag && strcmp(flag, "0") == 0);
 }
@@ -205,6 +204,7 @@ bool kiln_program_cache_key_for_source(const char *source, size_t length, const 
   hash_string(&h, KILN_LLVM_VERSION_STRING);
   hash_field(&h, builtins_identity, sizeof builtins_identity);
   hash_string(&h, kiln_jit_host_identity());
+  hash_string(&h, kiln_bounds_checking() ? "bounds-checked" : ""); /* KILN_CHECK=bounds code differs */
   hash_string(&h, options);
   hash_field(&h, source, length);
   uint64_t n = num_headers;
