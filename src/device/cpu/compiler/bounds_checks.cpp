@@ -5,7 +5,8 @@
 // (a load gives zero) and the violation handler is called with the argument, the offset, the
 // size and the work-item's global id.
 //
-// The kernel is inlined (and its stack slots promoted) first, so that accesses in the builtins (vload, atomics, async
+// The kernel is inlined (but for math functions with vector forms; its stack slots
+// promoted) first, so that accesses in the builtins (vload, atomics, async
 // copies) are seen with their pointer's origin. An address whose origin is not one argument
 // (a pointer read from memory, made from an integer, a phi of two arguments, a program-scope
 // variable, private memory) is not checked.
@@ -21,6 +22,7 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <map>
 #include <vector>
@@ -120,12 +122,36 @@ Value *global_id(IRBuilder<> &b, Module &m, unsigned d) {
   return b.CreateAdd(b.CreateAdd(group, intrinsic(KILN_INTRINSIC_LOCAL_ID)), intrinsic(KILN_INTRINSIC_GLOBAL_OFFSET));
 }
 
+// Inlines every call of a defined function into `k`, repeatedly, except calls with vector
+// variants (vector_math.cpp's math functions: they take no pointer to check, and inlined
+// they would lose their vector forms); false with `error` when a call cannot be inlined.
+bool inline_calls(Function &k, std::string &error) {
+  for (int round = 0; round < 1000; round++) {
+    std::vector<CallBase *> calls;
+    for (Instruction &inst : instructions(k))
+      if (auto *call = dyn_cast<CallBase>(&inst))
+        if (Function *callee = call->getCalledFunction())
+          if (!callee->isDeclaration() && !call->hasFnAttr("vector-function-abi-variant")) calls.push_back(call);
+    if (calls.empty()) return true;
+    for (CallBase *call : calls) {
+      InlineFunctionInfo info;
+      std::string callee = call->getCalledFunction()->getName().str();
+      if (!InlineFunction(*call, info).isSuccess()) {
+        error = "cannot inline " + callee + " into " + k.getName().str();
+        return false;
+      }
+    }
+  }
+  error = "recursion in " + k.getName().str();
+  return false;
+}
+
 }  // namespace
 
 namespace kiln {
 
 bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &error) {
-  if (!inline_all(k, error)) return false;
+  if (!inline_calls(k, error)) return false;
   // Arguments and addresses out of their stack slots (clang's unoptimized code keeps them there).
   run_function_passes(k, [](PassBuilder &, FunctionPassManager &fpm) { fpm.addPass(SROAPass(SROAOptions::PreserveCFG)); });
   std::vector<Access> accesses = find_accesses(k, desc);

@@ -1,5 +1,6 @@
 // vectorize.cpp: wfv::vectorize_kernel, mode and width (wfv.hpp).
 #include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/bounds_check.h"
 #include "device/cpu/compiler/wfv/wfv.hpp"
 
 #include <llvm/ADT/StringMap.h>
@@ -80,6 +81,9 @@ Mode mode() {
     const char *v = getenv("KILN_VECTORIZE");
     if (v && strcmp(v, "0") == 0) return Mode::Off;
     if (v && strcmp(v, "all") == 0) return Mode::All;
+    // Bounds-checked kernels (bounds_checks.cpp) have a call on a cold path of every
+    // access, which stops LLVM's loop vectorizer but not whole-function vectorization.
+    if (kiln_bounds_checking()) return Mode::All;
     return Mode::Loops;
   }();
   return m;

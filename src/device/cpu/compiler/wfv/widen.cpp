@@ -181,11 +181,21 @@ class Widener {
   }
 
   // One copy of inst per lane, each behind its lane's predicate bit when `guard` is given.
+  // With a guard, the lanes' copies run only when some lane is active (one test for the
+  // usual case of a cold path: bounds checks' reports, error branches).
   bool emit_per_lane(Instruction &inst, Value *guard) {
     Type *t = inst.getType();
     bool result = !t->isVoidTy();
     if (result && !VectorType::isValidElementType(t)) return fail("a value of aggregate type per lane");
     Value *acc = result ? PoisonValue::get(wide_type(t)) : nullptr;
+    BasicBlock *none_from = nullptr, *some_done = nullptr;
+    if (guard) {
+      none_from = b_.GetInsertBlock();
+      BasicBlock *some = BasicBlock::Create(c_, "wfv.lanes", nf_);
+      some_done = BasicBlock::Create(c_, "wfv.lanes.done", nf_);
+      b_.CreateCondBr(any(guard), some, some_done);
+      b_.SetInsertPoint(some);
+    }
     for (unsigned l = 0; l < w_; l++) {
       BasicBlock *before = nullptr, *then = nullptr, *cont = nullptr;
       if (guard) {
@@ -215,6 +225,17 @@ class Widener {
         }
       }
       acc = updated;
+    }
+    if (guard) {
+      BasicBlock *some_end = b_.GetInsertBlock();
+      b_.CreateBr(some_done);
+      b_.SetInsertPoint(some_done);
+      if (result) {
+        PHINode *phi = b_.CreatePHI(acc->getType(), 2);
+        phi->addIncoming(acc, some_end);
+        phi->addIncoming(PoisonValue::get(acc->getType()), none_from);
+        acc = phi;
+      }
     }
     if (result) vector_[&inst] = acc;
     return true;
