@@ -10,7 +10,7 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "OpenCL 3.0 driver (ICD) for CPUs")
 set(CPACK_PACKAGE_DESCRIPTION
   "Kiln is an OpenCL 3.0 installable client driver for CPUs: the OpenCL ICD loader\n\
-(ocl-icd) lists it as the platform \"Kiln\" with one CPU device. OpenCL C is compiled\n\
+(ocl-icd) lists it as the platform Kiln, with one CPU device. OpenCL C is compiled\n\
 in process by Clang 19 and JIT-compiled by LLVM 19. It offers cl_khr_command_buffer,\n\
 cl_qcom_recordable_queues, cl_arm_import_memory, cl_arm_scheduling_controls and\n\
 cl_intel_command_queue_families on any CPU.")

@@ -6,7 +6,7 @@
 # temporary root: the library's ldd resolves and names no library of a -dev package, the
 # .icd names a library the loader finds, and clinfo through ocl-icd, reading that .icd
 # only, lists the Kiln platform. As root it then removes the package and checks that
-# nothing of it is left, /etc/OpenCL/vendors/kiln.icd included.
+# none of its files is left, /etc/OpenCL/vendors/kiln.icd included, then purges it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail() { echo "check-package: FAIL: $*" >&2; exit 1; }
@@ -79,12 +79,15 @@ grep -q 'Platform #0: Kiln' "$work/clinfo" || fail "clinfo does not list the Kil
 
 if [ "$installed_by_apt" -eq 1 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq kiln-opencl-icd
-  if dpkg-query -W -f='${Status}\n' kiln-opencl-icd 2> /dev/null | grep -qv '^unknown\|not-installed'; then
-    fail "kiln-opencl-icd still known to dpkg after remove: $(dpkg-query -W -f='${Status}' kiln-opencl-icd)"
-  fi
   for f in $files; do
     [ -d "$f" ] || [ ! -e "$f" ] || fail "$f is left after apt-get remove"
   done
   [ ! -e /etc/OpenCL/vendors/kiln.icd ] || fail "/etc/OpenCL/vendors/kiln.icd is left after apt-get remove"
+  # dpkg still lists the package as removed ("rc") because it has a postrm (CPack's
+  # ldconfig call) to run at purge; it holds no file. Purge clears that record.
+  DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq kiln-opencl-icd
+  if dpkg-query -W -f='${Status}\n' kiln-opencl-icd 2> /dev/null | grep -qv 'not-installed'; then
+    fail "kiln-opencl-icd still known to dpkg after purge: $(dpkg-query -W -f='${Status}' kiln-opencl-icd)"
+  fi
 fi
 echo "check-package: ok"

@@ -10,16 +10,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-$(nproc)}
+# The package holds the library and files made at configure time, so only `kiln` is built;
+# CMAKE_SKIP_INSTALL_ALL_DEPENDENCY stops cpack's preinstall step from building `all`
+# (every test suite, in a tree configured with them).
+common=(-DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON)
 if [ $# -eq 0 ]; then
   build=build-package
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
-    -DKILN_BUILD_TESTS=OFF -DKILN_WERROR=ON >&2
+  cmake -S . -B "$build" "${common[@]}" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=OFF -DKILN_WERROR=ON >&2
 else
   build=$1
   [ -f "$build/CMakeCache.txt" ] || { echo "package.sh: $build is not a configured build tree" >&2; exit 1; }
-  cmake -S . -B "$build" -DCMAKE_INSTALL_PREFIX=/usr >&2
+  cmake -S . -B "$build" "${common[@]}" >&2
 fi
-cmake --build "$build" -j"$jobs" >&2
+cmake --build "$build" -j"$jobs" --target kiln >&2
 out=$(cd "$build" && pwd)/package
 rm -rf "$out"
 (cd "$build" && cpack -G DEB -B "$out") >&2
