@@ -4,6 +4,7 @@
 
 set(KILN_SONAME "${CMAKE_SHARED_LIBRARY_PREFIX}kiln${CMAKE_SHARED_LIBRARY_SUFFIX}.${KILN_SOVERSION}")
 
+# No libkiln.so development link: nothing links against Kiln, the loader dlopen()s it.
 install(TARGETS kiln LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_SKIP)
 
 # SYSCONFDIR/OpenCL/vendors/kiln.icd, written at install time (see install_icd.cmake.in).
@@ -17,7 +18,7 @@ install(FILES
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/CL)
 
 # Documentation: README, docs/*.md and a Debian-style copyright file made from LICENSE.
-file(GLOB KILN_DOCS ${CMAKE_SOURCE_DIR}/docs/*.md)
+file(GLOB KILN_DOCS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/docs/*.md)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${KILN_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # The machine-readable format (DEP-5): the license text indented, blank lines as " .".
 file(READ ${CMAKE_SOURCE_DIR}/LICENSE KILN_LICENSE_BODY)
