@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config git gdb
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19
   opencl-c-headers ocl-icd-opencl-dev ocl-icd-libopencl1 libhwloc-dev libcmocka-dev libsleef-dev libboost-context1.74-dev clinfo
-  python3 llvm-19 llvm-19-tools libclang-rt-19-dev)
+  python3 llvm-19 llvm-19-tools libclang-rt-19-dev
+  curl ca-certificates xz-utils file dpkg-dev)  # the last line: tests/headers and the package check
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,15 +2,19 @@
 # Builds Kiln with warnings as errors and runs every test suite through the ICD loader,
 # then again under AddressSanitizer + UndefinedBehaviorSanitizer, then under
 # ThreadSanitizer; then fuzzes every parser of untrusted bytes for a minute each
-# (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS).
+# (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS). After the first test run it
+# packages that build as a Debian package, installs, checks and removes it
+# (scripts/check-package.sh; docs/install.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 jobs=$(nproc)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_WERROR=ON
+# Prefix /usr: scripts/check-package.sh packages this build (no compiled file depends on it).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_WERROR=ON -DCMAKE_INSTALL_PREFIX=/usr
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
+scripts/check-package.sh build
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DKILN_WERROR=ON -DKILN_SANITIZE=ON
 cmake --build build-asan -j"$jobs"

@@ -2,6 +2,9 @@
  * applications whose installed OpenCL headers are older (Debian bookworm's declare 0.9.0,
  * whose recording entry points lack the `properties` argument).
  *
+ * Against Khronos headers that declare it only as a beta extension (v2025.07.22 on) and
+ * CL_ENABLE_BETA_EXTENSIONS undefined, it declares the whole extension itself.
+ *
  * Include it before any other OpenCL header. It includes <CL/cl_ext.h> itself with the
  * recording prototypes renamed out of the way, then declares the 0.9.7 ones and whatever
  * types and tokens the installed header lacks (values from the Khronos registry, cl.xml). */
@@ -36,6 +39,61 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Khronos headers from v2025.07.22 on declare cl_khr_command_buffer only under
+ * CL_ENABLE_BETA_EXTENSIONS. Without it (the extension's macro is then undefined) Kiln
+ * declares the whole extension: its types, tokens and the entry points that are not
+ * recording commands (those follow below in every case). */
+#if !defined(cl_khr_command_buffer)
+#define cl_khr_command_buffer 1
+#define CL_KHR_COMMAND_BUFFER_EXTENSION_NAME "cl_khr_command_buffer"
+#define CL_KHR_COMMAND_BUFFER_EXTENSION_VERSION CL_MAKE_VERSION(0, 9, 7)
+
+typedef cl_bitfield cl_device_command_buffer_capabilities_khr;
+typedef struct _cl_command_buffer_khr *cl_command_buffer_khr;
+typedef cl_uint cl_sync_point_khr;
+typedef cl_uint cl_command_buffer_info_khr;
+typedef cl_uint cl_command_buffer_state_khr;
+typedef cl_properties cl_command_buffer_properties_khr;
+typedef cl_bitfield cl_command_buffer_flags_khr;
+typedef cl_properties cl_command_properties_khr;
+typedef struct _cl_mutable_command_khr *cl_mutable_command_khr;
+
+#define CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR 0x12A9
+#define CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR 0x129A
+#define CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR 0x12AA
+#define CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR (1 << 0)
+#define CL_COMMAND_BUFFER_CAPABILITY_DEVICE_SIDE_ENQUEUE_KHR (1 << 1)
+#define CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR (1 << 2)
+#define CL_COMMAND_BUFFER_FLAGS_KHR 0x1293
+#define CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR (1 << 0)
+#define CL_INVALID_COMMAND_BUFFER_KHR -1138
+#define CL_INVALID_SYNC_POINT_WAIT_LIST_KHR -1139
+#define CL_INCOMPATIBLE_COMMAND_QUEUE_KHR -1140
+#define CL_COMMAND_BUFFER_QUEUES_KHR 0x1294
+#define CL_COMMAND_BUFFER_NUM_QUEUES_KHR 0x1295
+#define CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR 0x1296
+#define CL_COMMAND_BUFFER_STATE_KHR 0x1297
+#define CL_COMMAND_BUFFER_PROPERTIES_ARRAY_KHR 0x1298
+#define CL_COMMAND_BUFFER_CONTEXT_KHR 0x1299
+#define CL_COMMAND_BUFFER_STATE_RECORDING_KHR 0
+#define CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR 1
+#define CL_COMMAND_BUFFER_STATE_PENDING_KHR 2
+#define CL_COMMAND_COMMAND_BUFFER_KHR 0x12A8
+
+extern CL_API_ENTRY cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR(
+    cl_uint num_queues, const cl_command_queue *queues, const cl_command_buffer_properties_khr *properties,
+    cl_int *errcode_ret);
+extern CL_API_ENTRY cl_int CL_API_CALL clFinalizeCommandBufferKHR(cl_command_buffer_khr command_buffer);
+extern CL_API_ENTRY cl_int CL_API_CALL clRetainCommandBufferKHR(cl_command_buffer_khr command_buffer);
+extern CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandBufferKHR(cl_command_buffer_khr command_buffer);
+extern CL_API_ENTRY cl_int CL_API_CALL clEnqueueCommandBufferKHR(
+    cl_uint num_queues, cl_command_queue *queues, cl_command_buffer_khr command_buffer,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);
+extern CL_API_ENTRY cl_int CL_API_CALL clGetCommandBufferInfoKHR(
+    cl_command_buffer_khr command_buffer, cl_command_buffer_info_khr param_name, size_t param_value_size,
+    void *param_value, size_t *param_value_size_ret);
+#endif /* !cl_khr_command_buffer */
 
 #if !defined(CL_KHR_COMMAND_BUFFER_EXTENSION_VERSION)
 #define CL_KHR_COMMAND_BUFFER_EXTENSION_VERSION CL_MAKE_VERSION(0, 9, 7)

@@ -1,11 +1,13 @@
-// frontend.cpp: OpenCL C -> LLVM module with clang in process. The source and the
-// embedded headers live in an in-memory file system laid over the real one (for -I);
+// frontend.cpp: OpenCL C -> LLVM module with clang in process. The source, the
+// embedded headers and clang's resource headers (resource_headers.h) live in an
+// in-memory file system laid over the real one (for -I);
 // diagnostics are rendered into the build log. The only clang-heavy translation unit.
 #include "device/cpu/compiler/clang_flags.h"
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/kernel_debugging.hpp"
 #include "device/cpu/compiler/opencl_c_features.h"
 #include "device/cpu/compiler/options.h"
+#include "device/cpu/compiler/resource_headers.h"
 
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
@@ -22,10 +24,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#ifndef KILN_CLANG_RESOURCE_DIR
-#error "KILN_CLANG_RESOURCE_DIR must be defined by the build"
-#endif
 
 using namespace llvm;
 
@@ -90,7 +88,7 @@ static int compile_source(const char *source, size_t length, const char *options
     std::string dir = kiln::write_debug_source(source, length, SOURCE_NAME);
     if (!dir.empty()) storage.push_back("-fdebug-compilation-dir=" + dir);
   }
-  std::vector<const char *> args = {KILN_CLANG_CC1_FLAGS, "-resource-dir", KILN_CLANG_RESOURCE_DIR, "-I", SOURCE_DIR};
+  std::vector<const char *> args = {KILN_CLANG_CC1_FLAGS, "-resource-dir", KILN_VIRTUAL_RESOURCE_DIR, "-I", SOURCE_DIR};
   for (const std::string &s : storage) args.push_back(s.c_str());
   args.push_back(SOURCE_NAME);
 
@@ -108,6 +106,13 @@ static int compile_source(const char *source, size_t length, const char *options
     std::string name = headers[i].include_name;
     std::string path = sys::path::is_absolute(name) ? name : std::string(SOURCE_DIR) + "/" + name;
     memory_fs->addFile(path, 0, MemoryBuffer::getMemBufferCopy(StringRef(headers[i].source, headers[i].length), name));
+  }
+  // clang's own headers come from the library, not from the real resource dir (a -dev
+  // package's files): resource_headers.h.
+  for (size_t i = 0; i < kiln_resource_header_count; i++) {
+    const kiln_resource_header &h = kiln_resource_headers[i];
+    std::string path = std::string(KILN_VIRTUAL_RESOURCE_DIR) + "/include/" + h.name;
+    memory_fs->addFile(path, 0, MemoryBuffer::getMemBuffer(StringRef(h.data, h.size), h.name));
   }
   auto overlay = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(vfs::getRealFileSystem());
   overlay->pushOverlay(memory_fs);
