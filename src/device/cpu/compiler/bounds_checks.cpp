@@ -11,6 +11,7 @@
 // (a pointer read from memory, made from an integer, a phi of two arguments, a program-scope
 // variable, private memory) is not checked.
 #include "device/cpu/compiler/compiler_internal.hpp"
+#include "device/cpu/compiler/wfv/wfv.hpp"
 #include "device/cpu/kernel_abi.h"
 
 #include <llvm/Analysis/ValueTracking.h>
@@ -160,41 +161,41 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
   LLVMContext &c = m.getContext();
   Type *i64 = Type::getInt64Ty(c), *i32 = Type::getInt32Ty(c), *ptr = PointerType::get(c, 0);
 
-  // The table's entries of the arguments used, read once at the kernel's entry.
-  // (After the entry block's allocas, which must stay first.)
-  BasicBlock::iterator at = k.getEntryBlock().getFirstInsertionPt();
-  while (isa<AllocaInst>(*at)) ++at;
-  IRBuilder<> entry(&*at);
+  // An origin's reachable memory, computed where it is tested: values carried from the
+  // kernel's entry would live across its barriers, saved and reloaded per work-item; these
+  // are the same for every work-item (the table's loads are invariant), so each region's
+  // code reads them once.
   FunctionCallee bound = m.getOrInsertFunction(KILN_INTRINSIC_MEMORY_BOUND, FunctionType::get(i64, {i32}, false));
-  Value *args_block = entry.CreateCall(bound, {entry.getInt32(KILN_BOUND_ARGS)}, "args_block");
-  Value *table = entry.CreateIntToPtr(entry.CreateAdd(args_block, entry.getInt64(kiln_bounds_table_offset(desc.args_block_size))), ptr);
+  const DataLayout &dl = m.getDataLayout();
+  MDNode *invariant = MDNode::get(c, {});
   struct Extent {
     Value *base, *span;
-    Constant *what;
   };
-  std::map<Origin, Extent> extents;
-  const DataLayout &dl = m.getDataLayout();
-  for (const Access &a : accesses) {
-    if (extents.count(a.origin)) continue;
-    Extent e;
-    if (a.origin.local) {  // a variable's size is known; the launcher places it in the group's memory
-      e.base = entry.CreatePtrToInt(a.origin.local, i64);
-      e.span = entry.getInt64(dl.getTypeAllocSize(a.origin.local->getValueType()));
-    } else {
-      unsigned i = (unsigned)a.origin.arg;
-      Value *below = entry.CreateAlignedLoad(i64, entry.CreateConstInBoundsGEP1_64(i64, table, 2 * i), Align(8), "below");
-      e.span = entry.CreateAlignedLoad(i64, entry.CreateConstInBoundsGEP1_64(i64, table, 2 * i + 1), Align(8), "span");
-      // The argument's address minus `below`: where the memory it may reach starts.
-      e.base = entry.CreateSub(entry.CreatePtrToInt(k.getArg(i), i64), below, "reach");
-    }
-    e.what = description(m, k, a.origin);
-    extents[a.origin] = e;
-  }
+  auto extent_at = [&](IRBuilder<> &b, const Origin &o) {
+    if (o.local)  // a variable's size is known; the launcher places it in the group's memory
+      return Extent{b.CreatePtrToInt(o.local, i64), b.getInt64(dl.getTypeAllocSize(o.local->getValueType()))};
+    Value *args_block = b.CreateCall(bound, {b.getInt32(KILN_BOUND_ARGS)}, "args_block");
+    Value *entry = b.CreateIntToPtr(
+        b.CreateAdd(args_block, b.getInt64(kiln_bounds_table_offset(desc.args_block_size) + 16 * (uint64_t)o.arg)), ptr);
+    LoadInst *below = b.CreateAlignedLoad(i64, entry, Align(8), "below");
+    LoadInst *span = b.CreateAlignedLoad(i64, b.CreateConstInBoundsGEP1_64(i64, entry, 1), Align(8), "span");
+    below->setMetadata(LLVMContext::MD_invariant_load, invariant);
+    span->setMetadata(LLVMContext::MD_invariant_load, invariant);
+    // The argument's address minus `below`: where the memory it may reach starts.
+    return Extent{b.CreateSub(b.CreatePtrToInt(k.getArg((unsigned)o.arg), i64), below, "reach"), span};
+  };
+  std::map<Origin, Constant *> what_of;
+  for (const Access &a : accesses)
+    if (!what_of.count(a.origin)) what_of[a.origin] = description(m, k, a.origin);
 
   FunctionCallee violation = m.getOrInsertFunction(
       KILN_BOUNDS_VIOLATION_SYMBOL,
       FunctionType::get(Type::getVoidTy(c), {ptr, i64, i64, i64, i32, i64, i64, i64}, false));
-  MDNode *likely = MDBuilder(c).createBranchWeights(1 << 20, 1);
+  MDNode *likely = MDBuilder(c).createBranchWeights(1 << 20, 1), *unlikely = MDBuilder(c).createBranchWeights(1, 1 << 20);
+  Function *any_lane = cast<Function>(
+      m.getOrInsertFunction(wfv::ANY_LANE, FunctionType::get(Type::getInt1Ty(c), {Type::getInt1Ty(c)}, false)).getCallee());
+  any_lane->setDoesNotAccessMemory();
+  any_lane->setDoesNotThrow();
   // A memory intrinsic checked twice guards its copy with both tests: group by instruction.
   std::map<Instruction *, std::vector<const Access *>> by_inst;
   std::vector<Instruction *> order;
@@ -206,21 +207,30 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
     const std::vector<const Access *> &list = by_inst[inst];
     // Inside when offset <= span - size, offset counted from the reachable memory's start
     // (unsigned: an address before the start wraps to a large offset).
-    auto test = [&](IRBuilder<> &b, const Access *a, Value *&offset) {
-      const Extent &e = extents[a->origin];
+    auto test = [&](IRBuilder<> &b, const Access *a, Value *&offset, Value *&span) {
+      Extent e = extent_at(b, a->origin);
       offset = b.CreateSub(b.CreatePtrToInt(a->address, i64), e.base, "bounds.offset");
+      span = e.span;
       return b.CreateAnd(b.CreateICmpULE(a->size, e.span), b.CreateICmpULE(offset, b.CreateSub(e.span, a->size)));
     };
     IRBuilder<> b(inst);
     Value *inside = nullptr;
     for (const Access *a : list) {
-      Value *offset;
-      Value *fits = test(b, a, offset);
+      Value *offset, *span;
+      Value *fits = test(b, a, offset, span);
       inside = inside ? b.CreateAnd(inside, fits) : fits;
     }
-    Instruction *then_term = nullptr, *else_term = nullptr;
-    SplitBlockAndInsertIfThenElse(inside, inst, &then_term, &else_term, likely);
+    // if (any lane outside) { if (inside) access; else report; } else access: under
+    // whole-function vectorization the test is one OR reduction and the usual path's
+    // access stays unmasked; elsewhere ANY_LANE becomes its argument (lower_any_lane).
+    Value *some_outside = b.CreateCall(any_lane, {b.CreateNot(inside)}, "bounds.some_outside");
+    Instruction *slow_term = nullptr, *fast_term = nullptr;
+    SplitBlockAndInsertIfThenElse(some_outside, inst, &slow_term, &fast_term, unlikely);
     BasicBlock *tail = inst->getParent();
+    Instruction *fast = inst->clone();
+    fast->insertBefore(fast_term);
+    Instruction *then_term = nullptr, *else_term = nullptr;
+    SplitBlockAndInsertIfThenElse(inside, slow_term, &then_term, &else_term, likely);
     inst->moveBefore(then_term);
     // The report: the first access of the list that is outside (a memory copy's source
     // before its destination).
@@ -228,25 +238,40 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
     Value *what = nullptr, *offset = nullptr, *size = nullptr, *span = nullptr, *write = nullptr;
     for (auto it = list.rbegin(); it != list.rend(); ++it) {
       const Access *a = *it;
-      Value *own_offset;
-      Value *bad = f.CreateNot(test(f, a, own_offset));
+      Value *own_offset, *own_span;
+      Value *bad = f.CreateNot(test(f, a, own_offset, own_span));
       auto pick = [&](Value *mine, Value *later) { return later ? f.CreateSelect(bad, mine, later) : mine; };
-      what = pick(extents[a->origin].what, what);
+      what = pick(what_of[a->origin], what);
       offset = pick(own_offset, offset);
       size = pick(a->size, size);
-      span = pick(extents[a->origin].span, span);
+      span = pick(own_span, span);
       write = pick(f.getInt32(a->write), write);
     }
     f.CreateCall(violation, {what, offset, size, span, write, global_id(f, m, 0), global_id(f, m, 1), global_id(f, m, 2)});
     if (!inst->getType()->isVoidTy()) {  // a load, atomic or swap outside gives zero
-      IRBuilder<> t(&*tail->begin());
-      PHINode *result = t.CreatePHI(inst->getType(), 2);
-      inst->replaceAllUsesWith(result);
-      result->addIncoming(inst, then_term->getParent());
-      result->addIncoming(Constant::getNullValue(inst->getType()), else_term->getParent());
+      BasicBlock *slow_end = slow_term->getParent();
+      PHINode *slow_result = PHINode::Create(inst->getType(), 2, "", &*slow_end->begin());
+      inst->replaceAllUsesWith(slow_result);
+      slow_result->addIncoming(inst, then_term->getParent());
+      slow_result->addIncoming(Constant::getNullValue(inst->getType()), else_term->getParent());
+      PHINode *result = PHINode::Create(inst->getType(), 2, "", &*tail->begin());
+      slow_result->replaceUsesWithIf(result, [&](Use &u) { return u.getUser() != result; });
+      result->addIncoming(slow_result, slow_end);
+      result->addIncoming(fast, fast_term->getParent());
     }
   }
   return true;
+}
+
+void lower_any_lane(Module &m) {
+  Function *any_lane = m.getFunction(wfv::ANY_LANE);
+  if (!any_lane) return;
+  for (User *u : make_early_inc_range(any_lane->users()))
+    if (auto *call = dyn_cast<CallInst>(u)) {
+      call->replaceAllUsesWith(call->getArgOperand(0));
+      call->eraseFromParent();
+    }
+  if (any_lane->use_empty()) any_lane->eraseFromParent();
 }
 
 }  // namespace kiln

@@ -305,6 +305,7 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
     }
     launchers.insert(l);
   }
+  if (checked) kiln::lower_any_lane(*m);
   // Only the launchers stay visible.
   for (Function &f : *m)
     if (!f.isDeclaration() && !launchers.count(&f)) {
