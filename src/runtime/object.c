@@ -1,4 +1,5 @@
 #include "runtime/object.h"
+#include "runtime/debug_err.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -152,7 +153,7 @@ size_t kiln_object_registry_count(void) {
 }
 
 void kiln_object_init_internal(struct kiln_object *object, kiln_object_type type, kiln_object_destroy_fn destroy) {
-  object->dispatch = &kiln_dispatch;
+  object->dispatch = kiln_dispatch_for_handles();
   object->type = type;
   atomic_init(&object->api_refs, 0);
   atomic_init(&object->refs, 1);
@@ -271,7 +272,7 @@ void *kiln_object_alloc(kiln_object_type type, size_t size) {
   }
   block->size = size;
   struct kiln_object *object = (struct kiln_object *)((char *)block + PREFIX_BYTES);
-  object->dispatch = &kiln_dispatch;
+  object->dispatch = kiln_dispatch_for_handles();
   object->type = type;
   return object;
 }
@@ -281,7 +282,7 @@ void kiln_object_free(struct kiln_object *object) {
   struct object_block_prefix *block = (struct object_block_prefix *)((char *)object - PREFIX_BYTES);
   kiln_object_type type = object->type;
   if (type <= 0 || type >= KILN_OBJECT_TYPE_COUNT) abort(); /* freed twice or never allocated here */
-  object->dispatch = &kiln_dispatch;
+  object->dispatch = kiln_dispatch_for_handles();
   object->type = 0; /* no longer any type: a racing validation fails */
   pthread_mutex_lock(&pool_lock);
   struct free_fifo *fifo = &pool_free[type];
