@@ -21,6 +21,11 @@ cl_int kiln_err_reason(cl_int code, const char *format, ...) {
   return code;
 }
 
+cl_int kiln_err_recode(cl_int code) {
+  if (reason.code != CL_SUCCESS) reason.code = code;
+  return code;
+}
+
 void kiln_err_begin(void) { reason.code = CL_SUCCESS; }
 
 cl_int kiln_err_end(const char *entry_point, cl_int code) {

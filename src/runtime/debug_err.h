@@ -35,6 +35,10 @@ static inline bool kiln_err_enabled(void) {
 /* Records the reason for `code` (err enabled only) and returns `code`. */
 cl_int kiln_err_reason(cl_int code, const char *format, ...) __attribute__((format(printf, 2, 3), cold));
 #define KILN_FAIL(code, ...) (kiln_err_enabled() ? kiln_err_reason((code), __VA_ARGS__) : (code))
+/* A call that translates an error into another code (e.g. CL_INVALID_EVENT_WAIT_LIST into
+ * CL_INVALID_EVENT) keeps the reason recorded for the first: it now stands for `code`. */
+cl_int kiln_err_recode(cl_int code) __attribute__((cold));
+#define KILN_RECODE(code) (kiln_err_enabled() ? kiln_err_recode(code) : (code))
 
 /* Wrappers: clear the slot; report `code` (when not CL_SUCCESS) for `entry_point`, return it. */
 void kiln_err_begin(void);
