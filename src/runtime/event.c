@@ -206,11 +206,15 @@ cl_int kiln_event_wait(cl_event event) {
 
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list) {
   KILN_API_CALL;
-  if (num_events == 0 || !event_list) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "num_events == 0 || !event_list");
+  if (num_events == 0 || !event_list)
+    return KILN_FAIL(CL_INVALID_VALUE, "num_events is %u and event_list is %s: a non-empty list is required", num_events,
+                     event_list ? "not NULL" : "NULL");
   for (cl_uint i = 0; i < num_events; i++)
-    if (!kiln_event_is_valid(event_list[i])) return KILN_FAIL(CL_INVALID_EVENT, "rejected since (%s)", "!kiln_event_is_valid(event_list[i])");
+    if (!kiln_event_is_valid(event_list[i]))
+      return KILN_FAIL(CL_INVALID_EVENT, "event_list[%u] (%p) is not a valid cl_event", i, (void *)event_list[i]);
   for (cl_uint i = 1; i < num_events; i++)
-    if (event_list[i]->context != event_list[0]->context) return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "event_list[i]->context != event_list[0]->context");
+    if (event_list[i]->context != event_list[0]->context)
+      return KILN_FAIL(CL_INVALID_CONTEXT, "event_list[%u] belongs to another context than event_list[0]", i);
   /* Submission is eager, so the implicit flush of the events' queues has nothing to do. */
   cl_int result = CL_SUCCESS;
   for (cl_uint i = 0; i < num_events; i++) {

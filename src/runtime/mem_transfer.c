@@ -32,7 +32,10 @@ static cl_int check_host_transfer(cl_command_queue queue, cl_mem buffer, size_t 
   if (!kiln_queue_is_valid(queue)) return KILN_FAIL(CL_INVALID_COMMAND_QUEUE, "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)", (const void *)(queue));
   cl_int err = kiln_mem_check_queue_buffer(queue, buffer);
   if (err != CL_SUCCESS) return err;
-  if (!kiln_mem_range_ok(buffer, offset, size) || !ptr) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_mem_range_ok(buffer, offset, size) || !ptr");
+  if (!kiln_mem_range_ok(buffer, offset, size))
+    return KILN_FAIL(CL_INVALID_VALUE, "offset %zu + size %zu is past the end of the buffer (%zu bytes)", offset, size,
+                     buffer->size);
+  if (!ptr) return KILN_FAIL(CL_INVALID_VALUE, "ptr is NULL");
   return kiln_mem_check_host_transfer(buffer);
 }
 
@@ -42,7 +45,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_m
   KILN_API_CALL;
   cl_int err = check_host_transfer(queue, buffer, offset, size, ptr);
   if (err != CL_SUCCESS) return err;
-  if (!kiln_mem_host_can_read(buffer)) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "!kiln_mem_host_can_read(buffer)");
+  if (!kiln_mem_host_can_read(buffer))
+    return KILN_FAIL(CL_INVALID_OPERATION, "the buffer was created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS");
   if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_READ_BUFFER, num_events, wait_list, event)) != CL_SUCCESS)
     return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
@@ -57,7 +61,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_
   KILN_API_CALL;
   cl_int err = check_host_transfer(queue, buffer, offset, size, ptr);
   if (err != CL_SUCCESS) return err;
-  if (!kiln_mem_host_can_write(buffer)) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "!kiln_mem_host_can_write(buffer)");
+  if (!kiln_mem_host_can_write(buffer))
+    return KILN_FAIL(CL_INVALID_OPERATION, "the buffer was created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS");
   if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_WRITE_BUFFER, num_events, wait_list, event)) != CL_SUCCESS)
     return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
@@ -77,14 +82,19 @@ cl_int kiln_mem_copy(const struct kiln_command_sink *sink, cl_mem src, cl_mem ds
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(src);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(dst);
   if (err != CL_SUCCESS) return err;
-  if (!kiln_mem_range_ok(src, src_offset, size) || !kiln_mem_range_ok(dst, dst_offset, size))
-    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_mem_range_ok(src, src_offset, size) || !kiln_mem_range_ok(dst, dst_offset, size)");
+  if (!kiln_mem_range_ok(src, src_offset, size))
+    return KILN_FAIL(CL_INVALID_VALUE, "src_offset %zu + size %zu is past the end of src_buffer (%zu bytes)", src_offset,
+                     size, src->size);
+  if (!kiln_mem_range_ok(dst, dst_offset, size))
+    return KILN_FAIL(CL_INVALID_VALUE, "dst_offset %zu + size %zu is past the end of dst_buffer (%zu bytes)", dst_offset,
+                     size, dst->size);
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_COPY_BUFFER)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(src)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(dst)) != CL_SUCCESS) return err;
   if (same_storage(src, dst)) {
     size_t a = src->offset + src_offset, b = dst->offset + dst_offset;
-    if ((a <= b ? b - a : a - b) < size) return KILN_FAIL(CL_MEM_COPY_OVERLAP, "rejected since (%s)", "(a <= b ? b - a : a - b) < size");
+    if ((a <= b ? b - a : a - b) < size)
+      return KILN_FAIL(CL_MEM_COPY_OVERLAP, "the source and destination ranges (%zu bytes each) overlap", size);
   }
   struct kiln_mem_linear_copy p = {.dst = dst->storage + dst_offset, .src = src->storage + src_offset, .size = size};
   return kiln_mem_submit(sink, CL_COMMAND_COPY_BUFFER, kiln_mem_run_linear_copy, &p, sizeof p, src, dst, CL_FALSE);
@@ -113,11 +123,11 @@ struct rect_side {
 static cl_int rect_side_init(struct rect_side *side, const size_t origin[3], const size_t region[3],
                              size_t row_pitch, size_t slice_pitch, size_t *extent) {
   if (row_pitch == 0) row_pitch = region[0];
-  else if (row_pitch < region[0]) return CL_INVALID_VALUE;
+  else if (row_pitch < region[0]) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "row_pitch < region[0]");
   size_t min_slice;
   if (__builtin_mul_overflow(region[1], row_pitch, &min_slice)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "__builtin_mul_overflow(region[1], row_pitch, &min_slice)");
   if (slice_pitch == 0) slice_pitch = min_slice;
-  else if (slice_pitch < min_slice || slice_pitch % row_pitch != 0) return CL_INVALID_VALUE;
+  else if (slice_pitch < min_slice || slice_pitch % row_pitch != 0) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "slice_pitch < min_slice || slice_pitch % row_pitch != 0");
   size_t z, y, ez, ey;
   if (__builtin_mul_overflow(origin[2], slice_pitch, &z) || __builtin_mul_overflow(origin[1], row_pitch, &y) ||
       __builtin_add_overflow(z, y, &side->offset) || __builtin_add_overflow(side->offset, origin[0], &side->offset))
