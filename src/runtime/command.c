@@ -33,9 +33,11 @@ cl_int kiln_command_check_enqueue(cl_command_queue queue, cl_command_type type, 
                      wait_list ? "not NULL" : "NULL");
   for (cl_uint i = 0; i < num_events; i++)
     if (!kiln_event_is_valid(wait_list[i]))
-      return KILN_FAIL(CL_INVALID_EVENT_WAIT_LIST, "event_wait_list[%u] (%p) is not a valid cl_event", i, (void *)wait_list[i]);
+      return KILN_FAIL(CL_INVALID_EVENT_WAIT_LIST, "event_wait_list[%u] (%p) is not a valid cl_event", i,
+                       (void *)wait_list[i]);
   for (cl_uint i = 0; i < num_events; i++)
-    if (wait_list[i]->context != queue->context) return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "wait_list[i]->context != queue->context");
+    if (wait_list[i]->context != queue->context)
+      return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "wait_list[i]->context != queue->context");
   struct kiln_enqueue_check check = {queue, type, num_events, wait_list, event != NULL, false};
   return run_enqueue_checks(&check);
 }

@@ -39,12 +39,14 @@ static cl_int context_parse_properties(const cl_context_properties *properties, 
     switch (name) {
     case CL_CONTEXT_PLATFORM:
       if (seen_platform) return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "seen_platform");
-      if ((cl_platform_id)value != kiln_platform_get()) return KILN_FAIL(CL_INVALID_PLATFORM, "rejected since (%s)", "(cl_platform_id)value != kiln_platform_get()");
+      if ((cl_platform_id)value != kiln_platform_get())
+        return KILN_FAIL(CL_INVALID_PLATFORM, "rejected since (%s)", "(cl_platform_id)value != kiln_platform_get()");
       seen_platform = true;
       break;
     case CL_CONTEXT_INTEROP_USER_SYNC:
       if (seen_sync) return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "seen_sync");
-      if (value != CL_TRUE && value != CL_FALSE) return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "value != CL_TRUE && value != CL_FALSE");
+      if (value != CL_TRUE && value != CL_FALSE)
+        return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "value != CL_TRUE && value != CL_FALSE");
       seen_sync = true;
       break;
     default:
@@ -67,7 +69,8 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContext(const cl_context_properties 
   cl_int err = CL_SUCCESS;
   cl_context context = NULL;
   if (!devices || num_devices == 0 || (!pfn_notify && user_data)) {
-    err = KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!devices || num_devices == 0 || (!pfn_notify && user_data)");
+    err = KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                    "!devices || num_devices == 0 || (!pfn_notify && user_data)");
     goto out;
   }
   for (cl_uint i = 0; i < num_devices; i++) {
@@ -140,7 +143,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return KILN_FAIL(CL_INVALID_CONTEXT, "context (%p) is not a valid cl_context (NULL, released, or another kind of object)", (const void *)(context));
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
   switch (param_name) {
   case CL_CONTEXT_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&context->obj.api_refs));
@@ -159,7 +165,10 @@ CL_API_ENTRY cl_int CL_API_CALL clSetContextDestructorCallback(cl_context contex
                                                                void(CL_CALLBACK *pfn_notify)(cl_context, void *),
                                                                void *user_data) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return KILN_FAIL(CL_INVALID_CONTEXT, "context (%p) is not a valid cl_context (NULL, released, or another kind of object)", (const void *)(context));
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
   if (!pfn_notify) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify");
   struct kiln_context_destructor *d = malloc(sizeof *d);
   if (!d) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!d");

@@ -81,7 +81,8 @@ static cl_int required_subgroup_size_info(cl_device_id device, cl_device_info pa
                                           void *param_value, size_t *param_value_size_ret) {
   (void)device;
   static const size_t sizes[] = {KILN_SUB_GROUP_SIZE};
-  if (param_name != CL_DEVICE_SUB_GROUP_SIZES_INTEL) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "param_name != CL_DEVICE_SUB_GROUP_SIZES_INTEL");
+  if (param_name != CL_DEVICE_SUB_GROUP_SIZES_INTEL)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "param_name != CL_DEVICE_SUB_GROUP_SIZES_INTEL");
   KILN_INFO_ARRAY(sizes, sizeof sizes);
 }
 

@@ -36,9 +36,11 @@ cl_int kiln_err_end(const char *entry_point, cl_int code) {
     snprintf(unknown, sizeof unknown, "error %d", (int)code);
     name = unknown;
   }
-  if (reason.code == code) kiln_trace(KILN_TRACE_ERR, "%s %s: %s", entry_point, name, reason.text);
-  else kiln_trace(KILN_TRACE_ERR, "%s %s: %s (no specific reason recorded)", entry_point, name,
-                  kiln_err_code_sentence(code));
+  if (reason.code == code)
+    kiln_trace(KILN_TRACE_ERR, "%s %s: %s", entry_point, name, reason.text);
+  else
+    kiln_trace(KILN_TRACE_ERR, "%s %s: %s (no specific reason recorded)", entry_point, name,
+               kiln_err_code_sentence(code));
   reason.code = CL_SUCCESS; /* never shown for a later call */
   return code;
 }

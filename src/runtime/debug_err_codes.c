@@ -12,7 +12,8 @@
 #include <CL/cl_gl.h>
 #include <stddef.h>
 
-#define CODE(name, sentence) {name, #name, sentence}
+#define CODE(name, sentence) \
+  { name, #name, sentence }
 
 static const struct {
   cl_int code;
@@ -25,7 +26,8 @@ static const struct {
     CODE(CL_MEM_OBJECT_ALLOCATION_FAILURE, "memory for the object could not be allocated"),
     CODE(CL_OUT_OF_RESOURCES, "the device ran out of resources"),
     CODE(CL_OUT_OF_HOST_MEMORY, "host memory could not be allocated"),
-    CODE(CL_PROFILING_INFO_NOT_AVAILABLE, "the event has no profiling information (queue without CL_QUEUE_PROFILING_ENABLE, or not complete)"),
+    CODE(CL_PROFILING_INFO_NOT_AVAILABLE,
+         "the event has no profiling information (queue without CL_QUEUE_PROFILING_ENABLE, or not complete)"),
     CODE(CL_MEM_COPY_OVERLAP, "the source and destination regions overlap"),
     CODE(CL_IMAGE_FORMAT_MISMATCH, "the images' formats differ"),
     CODE(CL_IMAGE_FORMAT_NOT_SUPPORTED, "the image format is not supported"),
@@ -37,7 +39,8 @@ static const struct {
     CODE(CL_LINKER_NOT_AVAILABLE, "no linker is available"),
     CODE(CL_LINK_PROGRAM_FAILURE, "the link failed: see clGetProgramBuildInfo(CL_PROGRAM_BUILD_LOG)"),
     CODE(CL_DEVICE_PARTITION_FAILED, "the device could not be partitioned"),
-    CODE(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "no argument information (build without -cl-kernel-arg-info, or from a binary)"),
+    CODE(CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
+         "no argument information (build without -cl-kernel-arg-info, or from a binary)"),
     CODE(CL_INVALID_VALUE, "an argument has an invalid value"),
     CODE(CL_INVALID_DEVICE_TYPE, "the device type is not valid"),
     CODE(CL_INVALID_PLATFORM, "the platform is not a valid cl_platform_id"),

@@ -207,8 +207,8 @@ cl_int kiln_event_wait(cl_event event) {
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list) {
   KILN_API_CALL;
   if (num_events == 0 || !event_list)
-    return KILN_FAIL(CL_INVALID_VALUE, "num_events is %u and event_list is %s: a non-empty list is required", num_events,
-                     event_list ? "not NULL" : "NULL");
+    return KILN_FAIL(CL_INVALID_VALUE, "num_events is %u and event_list is %s: a non-empty list is required",
+                     num_events, event_list ? "not NULL" : "NULL");
   for (cl_uint i = 0; i < num_events; i++)
     if (!kiln_event_is_valid(event_list[i]))
       return KILN_FAIL(CL_INVALID_EVENT, "event_list[%u] (%p) is not a valid cl_event", i, (void *)event_list[i]);
@@ -229,7 +229,9 @@ CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_eve
 CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size,
                                                void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_event_is_valid(event)) return KILN_FAIL(CL_INVALID_EVENT, "event (%p) is not a valid cl_event (NULL, released, or another kind of object)", (const void *)(event));
+  if (!kiln_event_is_valid(event))
+    return KILN_FAIL(CL_INVALID_EVENT, "event (%p) is not a valid cl_event (NULL, released, or another kind of object)",
+                     (const void *)(event));
   switch (param_name) {
   case CL_EVENT_COMMAND_QUEUE:
     KILN_INFO_VALUE(cl_command_queue, event->queue);
@@ -261,7 +263,9 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profi
                                                         size_t param_value_size, void *param_value,
                                                         size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_event_is_valid(event)) return KILN_FAIL(CL_INVALID_EVENT, "event (%p) is not a valid cl_event (NULL, released, or another kind of object)", (const void *)(event));
+  if (!kiln_event_is_valid(event))
+    return KILN_FAIL(CL_INVALID_EVENT, "event (%p) is not a valid cl_event (NULL, released, or another kind of object)",
+                     (const void *)(event));
   cl_ulong value;
   switch (param_name) {
   case CL_PROFILING_COMMAND_QUEUED: value = event->time_queued; break;
@@ -271,6 +275,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profi
   case CL_PROFILING_COMMAND_COMPLETE: value = event->time_complete; break;
   default: return CL_INVALID_VALUE;
   }
-  if (!event->profiling || atomic_load(&event->status) != CL_COMPLETE) return KILN_FAIL(CL_PROFILING_INFO_NOT_AVAILABLE, "rejected since (%s)", "!event->profiling || atomic_load(&event->status) != CL_COMPLETE");
+  if (!event->profiling || atomic_load(&event->status) != CL_COMPLETE)
+    return KILN_FAIL(CL_PROFILING_INFO_NOT_AVAILABLE, "rejected since (%s)",
+                     "!event->profiling || atomic_load(&event->status) != CL_COMPLETE");
   return kiln_info_copy(param_value_size, param_value, param_value_size_ret, &value, sizeof value);
 }

@@ -13,7 +13,8 @@ static inline cl_int kiln_info_copy(size_t param_value_size, void *param_value, 
                                     const void *value, size_t size) {
   if (param_value) {
     if (param_value_size < size)
-      return KILN_FAIL(CL_INVALID_VALUE, "param_value_size %zu is smaller than the value (%zu bytes)", param_value_size, size);
+      return KILN_FAIL(CL_INVALID_VALUE, "param_value_size %zu is smaller than the value (%zu bytes)", param_value_size,
+                       size);
     if (size) memcpy(param_value, value, size);
   }
   if (param_value_size_ret) *param_value_size_ret = size;

@@ -36,7 +36,8 @@ static cl_int set_pipe_arg(cl_kernel kernel, struct kiln_kernel_arg_value *v, si
   cl_mem mem;
   memcpy(&mem, arg_value, sizeof mem);
   if (!kiln_mem_is_pipe(mem) || mem->context != kernel->context)
-    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "the argument is a pipe: *arg_value (%p) is not a valid pipe of the kernel's context",
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT,
+                     "the argument is a pipe: *arg_value (%p) is not a valid pipe of the kernel's context",
                      (void *)mem);
   v->mem = mem;
   return CL_SUCCESS;
@@ -44,12 +45,14 @@ static cl_int set_pipe_arg(cl_kernel kernel, struct kiln_kernel_arg_value *v, si
 
 /* queue_t: a device queue of the kernel's context (OpenCL API: CL_INVALID_DEVICE_QUEUE). */
 static cl_int set_queue_arg(cl_kernel kernel, struct kiln_kernel_arg_value *v, size_t arg_size, const void *arg_value) {
-  if (arg_size != sizeof(cl_command_queue)) return KILN_FAIL(CL_INVALID_ARG_SIZE, "rejected since (%s)", "arg_size != sizeof(cl_command_queue)");
+  if (arg_size != sizeof(cl_command_queue))
+    return KILN_FAIL(CL_INVALID_ARG_SIZE, "rejected since (%s)", "arg_size != sizeof(cl_command_queue)");
   if (!arg_value) return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)", "!arg_value");
   cl_command_queue queue;
   memcpy(&queue, arg_value, sizeof queue);
   if (!kiln_object_is_valid(queue, KILN_OBJECT_DEVICE_QUEUE) || queue->context != kernel->context)
-    return KILN_FAIL(CL_INVALID_DEVICE_QUEUE, "rejected since (%s)", "!kiln_object_is_valid(queue, KILN_OBJECT_DEVICE_QUEUE) || queue->context != kernel->context");
+    return KILN_FAIL(CL_INVALID_DEVICE_QUEUE, "rejected since (%s)",
+                     "!kiln_object_is_valid(queue, KILN_OBJECT_DEVICE_QUEUE) || queue->context != kernel->context");
   v->queue = queue;
   return CL_SUCCESS;
 }
@@ -89,15 +92,22 @@ static cl_int set_image_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc 
                      arg->type_name, arg_size, sizeof(cl_mem));
   bool depth = false;
   cl_mem_object_type type = declared_image_type(arg->type_name, &depth);
-  if (!type) return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)", "!type"); /* an opaque type Kiln has no objects for */
+  if (!type)
+    return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)", "!type"); /* an opaque type Kiln has no objects for */
   cl_mem mem = NULL;
   if (arg_value) memcpy(&mem, arg_value, sizeof mem);
-  if (!kiln_mem_is_image(mem) || mem->context != kernel->context || mem->type != type) return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)", "!kiln_mem_is_image(mem) || mem->context != kernel->context || mem->type != type");
-  if (depth && mem->image->format.image_channel_order != CL_DEPTH) return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)", "depth && mem->image->format.image_channel_order != CL_DEPTH");
+  if (!kiln_mem_is_image(mem) || mem->context != kernel->context || mem->type != type)
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)",
+                     "!kiln_mem_is_image(mem) || mem->context != kernel->context || mem->type != type");
+  if (depth && mem->image->format.image_channel_order != CL_DEPTH)
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)",
+                     "depth && mem->image->format.image_channel_order != CL_DEPTH");
   if (arg->access_qualifier == CL_KERNEL_ARG_ACCESS_READ_ONLY && (mem->flags & CL_MEM_WRITE_ONLY))
-    return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)", "arg->access_qualifier == CL_KERNEL_ARG_ACCESS_READ_ONLY && (mem->flags & CL_MEM_WRITE_ONLY)");
+    return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)",
+                     "arg->access_qualifier == CL_KERNEL_ARG_ACCESS_READ_ONLY && (mem->flags & CL_MEM_WRITE_ONLY)");
   if (arg->access_qualifier == CL_KERNEL_ARG_ACCESS_WRITE_ONLY && (mem->flags & CL_MEM_READ_ONLY))
-    return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)", "arg->access_qualifier == CL_KERNEL_ARG_ACCESS_WRITE_ONLY && (mem->flags & CL_MEM_READ_ONLY)");
+    return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)",
+                     "arg->access_qualifier == CL_KERNEL_ARG_ACCESS_WRITE_ONLY && (mem->flags & CL_MEM_READ_ONLY)");
   v->mem = mem;
   return CL_SUCCESS;
 }
@@ -106,11 +116,15 @@ static cl_int set_image_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc 
  * The spec ties memory objects, not samplers, to the kernel's context. */
 static cl_int set_sampler_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc *arg, size_t arg_size,
                               const void *arg_value) {
-  if (arg_size != sizeof(cl_sampler)) return KILN_FAIL(CL_INVALID_ARG_SIZE, "rejected since (%s)", "arg_size != sizeof(cl_sampler)");
+  if (arg_size != sizeof(cl_sampler))
+    return KILN_FAIL(CL_INVALID_ARG_SIZE, "rejected since (%s)", "arg_size != sizeof(cl_sampler)");
   if (!arg_value) return KILN_FAIL(CL_INVALID_SAMPLER, "rejected since (%s)", "!arg_value");
   cl_sampler sampler;
   memcpy(&sampler, arg_value, sizeof sampler);
-  if (!kiln_sampler_is_valid(sampler)) return KILN_FAIL(CL_INVALID_SAMPLER, "sampler (%p) is not a valid cl_sampler (NULL, released, or another kind of object)", (const void *)(sampler));
+  if (!kiln_sampler_is_valid(sampler))
+    return KILN_FAIL(CL_INVALID_SAMPLER,
+                     "sampler (%p) is not a valid cl_sampler (NULL, released, or another kind of object)",
+                     (const void *)(sampler));
   memcpy(kernel->args + arg->offset, &sampler->bits, sizeof sampler->bits);
   return CL_SUCCESS;
 }
@@ -118,7 +132,10 @@ static cl_int set_sampler_arg(cl_kernel kernel, const struct kiln_kernel_arg_des
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                                const void *arg_value) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL(CL_INVALID_KERNEL, "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)", (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
   if (arg_index >= kernel->desc->num_args)
     return KILN_FAIL(CL_INVALID_ARG_INDEX, "arg_index %u: kernel %s has %u arguments", arg_index, kernel->desc->name,
                      kernel->desc->num_args);
@@ -144,8 +161,9 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_ind
       return KILN_FAIL(CL_INVALID_ARG_VALUE, "argument %u of kernel %s is __local: arg_value must be NULL", arg_index,
                        kernel->desc->name);
     if (arg_size == 0)
-      return KILN_FAIL(CL_INVALID_ARG_SIZE, "argument %u of kernel %s is __local: arg_size (the bytes to allocate) is 0",
-                       arg_index, kernel->desc->name);
+      return KILN_FAIL(CL_INVALID_ARG_SIZE,
+                       "argument %u of kernel %s is __local: arg_size (the bytes to allocate) is 0", arg_index,
+                       kernel->desc->name);
     v->local_bytes = arg_size;
     break;
   case KILN_ARG_SAMPLER:
@@ -185,10 +203,16 @@ uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args) {
 }
 
 cl_int kiln_kernel_set_arg_pointer(cl_kernel kernel, cl_uint arg_index, const void *pointer) {
-  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL(CL_INVALID_KERNEL, "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)", (const void *)(kernel));
-  if (arg_index >= kernel->desc->num_args) return KILN_FAIL(CL_INVALID_ARG_INDEX, "rejected since (%s)", "arg_index >= kernel->desc->num_args");
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
+  if (arg_index >= kernel->desc->num_args)
+    return KILN_FAIL(CL_INVALID_ARG_INDEX, "rejected since (%s)", "arg_index >= kernel->desc->num_args");
   const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
-  if (arg->kind != KILN_ARG_GLOBAL_PTR && arg->kind != KILN_ARG_CONSTANT_PTR) return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)", "arg->kind != KILN_ARG_GLOBAL_PTR && arg->kind != KILN_ARG_CONSTANT_PTR");
+  if (arg->kind != KILN_ARG_GLOBAL_PTR && arg->kind != KILN_ARG_CONSTANT_PTR)
+    return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)",
+                     "arg->kind != KILN_ARG_GLOBAL_PTR && arg->kind != KILN_ARG_CONSTANT_PTR");
   struct kiln_kernel_arg_value *v = &kernel->values[arg_index];
   memcpy(kernel->args + arg->offset, &pointer, sizeof pointer);
   v->mem = NULL;
@@ -222,7 +246,9 @@ static cl_int record_exec_info(cl_kernel kernel, cl_kernel_exec_info name, uint6
       return CL_SUCCESS;
     }
   }
-  if (kernel->exec_info_count == KILN_KERNEL_EXEC_INFO_MAX) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "kernel->exec_info_count == KILN_KERNEL_EXEC_INFO_MAX");
+  if (kernel->exec_info_count == KILN_KERNEL_EXEC_INFO_MAX)
+    return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)",
+                     "kernel->exec_info_count == KILN_KERNEL_EXEC_INFO_MAX");
   kernel->exec_info_names[kernel->exec_info_count] = name;
   kernel->exec_info_values[kernel->exec_info_count++] = value;
   return CL_SUCCESS;
@@ -231,16 +257,22 @@ static cl_int record_exec_info(cl_kernel kernel, cl_kernel_exec_info name, uint6
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
                                                     size_t param_value_size, const void *param_value) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL(CL_INVALID_KERNEL, "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)", (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
   switch (param_name) {
   /* Every host address is reachable from a kernel here, so naming the pointers a kernel
    * may reach through others asks for nothing more; the arguments are still checked. */
   case CL_KERNEL_EXEC_INFO_SVM_PTRS:
     /* NULL with size 0 is the empty set. */
-    if (!param_value != !param_value_size || param_value_size % sizeof(void *)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!param_value != !param_value_size || param_value_size % sizeof(void *)");
+    if (!param_value != !param_value_size || param_value_size % sizeof(void *))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "!param_value != !param_value_size || param_value_size % sizeof(void *)");
     return CL_SUCCESS;
   case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
-    if (!param_value || param_value_size != sizeof(cl_bool)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!param_value || param_value_size != sizeof(cl_bool)");
+    if (!param_value || param_value_size != sizeof(cl_bool))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!param_value || param_value_size != sizeof(cl_bool)");
     return CL_SUCCESS; /* the device supports fine-grain system SVM either way */
   default:
     break;

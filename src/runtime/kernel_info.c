@@ -50,7 +50,10 @@ size_t kiln_kernel_max_work_group_size(cl_kernel kernel) {
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size,
                                                 void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL(CL_INVALID_KERNEL, "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)", (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
   switch (param_name) {
   case CL_KERNEL_FUNCTION_NAME:
     KILN_INFO_STRING(kernel->desc->name);
@@ -73,8 +76,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg
                                                    size_t param_value_size, void *param_value,
                                                    size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL(CL_INVALID_KERNEL, "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)", (const void *)(kernel));
-  if (arg_index >= kernel->desc->num_args) return KILN_FAIL(CL_INVALID_ARG_INDEX, "rejected since (%s)", "arg_index >= kernel->desc->num_args");
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
+  if (arg_index >= kernel->desc->num_args)
+    return KILN_FAIL(CL_INVALID_ARG_INDEX, "rejected since (%s)", "arg_index >= kernel->desc->num_args");
   const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
   switch (param_name) {
   case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
@@ -88,7 +95,9 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg
   }
   /* Available only for programs built with -cl-kernel-arg-info (the flag is frozen while
    * the kernel exists). */
-  if (!kernel->program->flags.kernel_arg_info) return KILN_FAIL(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "rejected since (%s)", "!kernel->program->flags.kernel_arg_info");
+  if (!kernel->program->flags.kernel_arg_info)
+    return KILN_FAIL(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "rejected since (%s)",
+                     "!kernel->program->flags.kernel_arg_info");
   switch (param_name) {
   case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
     KILN_INFO_VALUE(cl_kernel_arg_address_qualifier, arg->address_qualifier);
@@ -115,8 +124,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
                                                          size_t param_value_size, void *param_value,
                                                          size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL(CL_INVALID_KERNEL, "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)", (const void *)(kernel));
-  if (!device_ok(kernel, device)) return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!device_ok(kernel, device)");
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
+  if (!device_ok(kernel, device))
+    return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!device_ok(kernel, device)");
   const struct kiln_kernel_desc *desc = kernel->desc;
   switch (param_name) {
   case CL_KERNEL_GLOBAL_WORK_SIZE: /* only for custom devices and built-in kernels */
@@ -160,21 +173,32 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
                                                         const void *input_value, size_t param_value_size,
                                                         void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL(CL_INVALID_KERNEL, "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)", (const void *)(kernel));
-  if (!device_ok(kernel, device)) return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!device_ok(kernel, device)");
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
+  if (!device_ok(kernel, device))
+    return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!device_ok(kernel, device)");
   size_t items;
   switch (param_name) {
   case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:
-    if (!local_size_input(input_value_size, input_value, &items)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!local_size_input(input_value_size, input_value, &items)");
+    if (!local_size_input(input_value_size, input_value, &items))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "!local_size_input(input_value_size, input_value, &items)");
     KILN_INFO_VALUE(size_t, KILN_SUB_GROUP_SIZE);
   case CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE:
-    if (!local_size_input(input_value_size, input_value, &items)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!local_size_input(input_value_size, input_value, &items)");
+    if (!local_size_input(input_value_size, input_value, &items))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "!local_size_input(input_value_size, input_value, &items)");
     KILN_INFO_VALUE(size_t, items);
   case CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT: {
-    if (!input_value || input_value_size != sizeof(size_t)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!input_value || input_value_size != sizeof(size_t)");
+    if (!input_value || input_value_size != sizeof(size_t))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!input_value || input_value_size != sizeof(size_t)");
     /* The dimensions are those of the answer's array: param_value_size (3 without one). */
     size_t dims = param_value ? param_value_size / sizeof(size_t) : 3;
-    if (param_value && (param_value_size % sizeof(size_t) != 0 || dims == 0 || dims > 3)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "param_value && (param_value_size % sizeof(size_t) != 0 || dims == 0 || dims > 3)");
+    if (param_value && (param_value_size % sizeof(size_t) != 0 || dims == 0 || dims > 3))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "param_value && (param_value_size % sizeof(size_t) != 0 || dims == 0 || dims > 3)");
     size_t count = *(const size_t *)input_value;
     size_t sizes[3] = {0, 0, 0};
     if (count >= 1 && count <= kiln_kernel_max_work_group_size(kernel)) {

@@ -23,11 +23,13 @@ static cl_mem create_sub_buffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_cre
     return NULL;
   }
   if (!kiln_mem_range_ok(buffer, region->origin, region->size)) {
-    *err = KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_mem_range_ok(buffer, region->origin, region->size)");
+    *err =
+        KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_mem_range_ok(buffer, region->origin, region->size)");
     return NULL;
   }
   if (region->origin % KILN_MEM_BASE_ADDR_ALIGN_BYTES) {
-    *err = KILN_FAIL(CL_MISALIGNED_SUB_BUFFER_OFFSET, "rejected since (%s)", "region->origin % KILN_MEM_BASE_ADDR_ALIGN_BYTES");
+    *err = KILN_FAIL(CL_MISALIGNED_SUB_BUFFER_OFFSET, "rejected since (%s)",
+                     "region->origin % KILN_MEM_BASE_ADDR_ALIGN_BYTES");
     return NULL;
   }
   struct kiln_mem_desc desc = {

@@ -84,8 +84,13 @@ static cl_program fail(cl_int *errcode_ret, cl_int err) {
 CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings,
                                                               const size_t *lengths, cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return fail(errcode_ret, KILN_FAIL(CL_INVALID_CONTEXT, "context (%p) is not a valid cl_context (NULL, released, or another kind of object)", (const void *)(context)));
-  if (count == 0 || !strings) return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "count == 0 || !strings"));
+  if (!kiln_context_is_valid(context))
+    return fail(errcode_ret,
+                KILN_FAIL(CL_INVALID_CONTEXT,
+                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                          (const void *)(context)));
+  if (count == 0 || !strings)
+    return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "count == 0 || !strings"));
   size_t total = 0;
   for (cl_uint i = 0; i < count; i++) {
     if (!strings[i]) return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!strings[i]"));
@@ -128,11 +133,17 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context
                                                               const unsigned char **binaries, cl_int *binary_status,
                                                               cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return fail(errcode_ret, KILN_FAIL(CL_INVALID_CONTEXT, "context (%p) is not a valid cl_context (NULL, released, or another kind of object)", (const void *)(context)));
-  if (!device_list || num_devices == 0) return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!device_list || num_devices == 0"));
+  if (!kiln_context_is_valid(context))
+    return fail(errcode_ret,
+                KILN_FAIL(CL_INVALID_CONTEXT,
+                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                          (const void *)(context)));
+  if (!device_list || num_devices == 0)
+    return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!device_list || num_devices == 0"));
   cl_int err = check_context_devices(context, num_devices, device_list);
   if (err != CL_SUCCESS) return fail(errcode_ret, err);
-  if (!lengths || !binaries) return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!lengths || !binaries"));
+  if (!lengths || !binaries)
+    return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!lengths || !binaries"));
   bool missing = false;
   for (cl_uint i = 0; i < num_devices; i++) {
     bool bad = lengths[i] == 0 || !binaries[i];
@@ -184,8 +195,13 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context
                                                                       const cl_device_id *device_list,
                                                                       const char *kernel_names, cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return fail(errcode_ret, KILN_FAIL(CL_INVALID_CONTEXT, "context (%p) is not a valid cl_context (NULL, released, or another kind of object)", (const void *)(context)));
-  if (!device_list || num_devices == 0) return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!device_list || num_devices == 0"));
+  if (!kiln_context_is_valid(context))
+    return fail(errcode_ret,
+                KILN_FAIL(CL_INVALID_CONTEXT,
+                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                          (const void *)(context)));
+  if (!device_list || num_devices == 0)
+    return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!device_list || num_devices == 0"));
   /* The device has no built-in kernels: every name (and NULL) is unsupported. */
   if (!kernel_names) return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kernel_names"));
   cl_int err = check_context_devices(context, num_devices, device_list);
@@ -197,7 +213,11 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, co
                                                           cl_int *errcode_ret) {
   KILN_API_CALL;
   (void)il, (void)length;
-  if (!kiln_context_is_valid(context)) return fail(errcode_ret, KILN_FAIL(CL_INVALID_CONTEXT, "context (%p) is not a valid cl_context (NULL, released, or another kind of object)", (const void *)(context)));
+  if (!kiln_context_is_valid(context))
+    return fail(errcode_ret,
+                KILN_FAIL(CL_INVALID_CONTEXT,
+                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                          (const void *)(context)));
   return fail(errcode_ret, CL_INVALID_OPERATION); /* CL_DEVICE_IL_VERSION is empty */
 }
 
@@ -218,7 +238,10 @@ CL_API_ENTRY cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program,
                                                             void *user_data) {
   KILN_API_CALL;
   (void)pfn_notify, (void)user_data;
-  if (!kiln_program_is_valid(program)) return KILN_FAIL(CL_INVALID_PROGRAM, "program (%p) is not a valid cl_program (NULL, released, or another kind of object)", (const void *)(program));
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
   return CL_INVALID_OPERATION;
 }
 
@@ -227,6 +250,9 @@ CL_API_ENTRY cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program pr
                                                                    size_t spec_size, const void *spec_value) {
   KILN_API_CALL;
   (void)spec_id, (void)spec_size, (void)spec_value;
-  if (!kiln_program_is_valid(program)) return KILN_FAIL(CL_INVALID_PROGRAM, "program (%p) is not a valid cl_program (NULL, released, or another kind of object)", (const void *)(program));
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
   return CL_INVALID_OPERATION;
 }

@@ -27,7 +27,9 @@ cl_int kiln_program_binary_encode(cl_program program, void **bytes, size_t *size
   void *module_bytes = NULL;
   size_t module_size = 0;
   if (!program->module || kiln_module_serialize(program->module, &module_bytes, &module_size) != KILN_COMPILE_OK)
-    return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!program->module || kiln_module_serialize(program->module, &module_bytes, &module_size) != KILN_COMPILE_OK");
+    return KILN_FAIL(
+        CL_OUT_OF_HOST_MEMORY, "rejected since (%s)",
+        "!program->module || kiln_module_serialize(program->module, &module_bytes, &module_size) != KILN_COMPILE_OK");
   const char *options = program->options ? program->options : "";
   size_t options_length = strlen(options);
   struct binary_header header = {.magic = BINARY_MAGIC, .version = BINARY_VERSION,
@@ -59,7 +61,8 @@ cl_int kiln_program_binary_decode(const void *bytes, size_t size, kiln_module **
       header.options_length > size - sizeof header)
     return CL_INVALID_BINARY;
   const char *options_bytes = (const char *)bytes + sizeof header;
-  if (memchr(options_bytes, '\0', header.options_length)) return KILN_FAIL(CL_INVALID_BINARY, "rejected since (%s)", "memchr(options_bytes, '\\0', header.options_length)");
+  if (memchr(options_bytes, '\0', header.options_length))
+    return KILN_FAIL(CL_INVALID_BINARY, "rejected since (%s)", "memchr(options_bytes, '\\0', header.options_length)");
   size_t module_offset = sizeof header + header.options_length;
   if (module_offset == size) return KILN_FAIL(CL_INVALID_BINARY, "rejected since (%s)", "module_offset == size");
   char *log = NULL;

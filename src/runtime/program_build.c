@@ -200,7 +200,8 @@ static const char *log_error_line(const char *log, char *out, size_t size) {
   const char *line = strstr(log, "error");
   if (line)
     while (line > log && line[-1] != '\n') line--;
-  else line = log;
+  else
+    line = log;
   size_t n = strcspn(line, "\n");
   if (n >= size) n = size - 1;
   memcpy(out, line, n);
@@ -221,7 +222,9 @@ static cl_int job_run(struct build_job *job) {
       err == CL_INVALID_BUILD_OPTIONS || err == CL_INVALID_COMPILER_OPTIONS || err == CL_INVALID_LINKER_OPTIONS) {
     char line[200];
     err = KILN_FAIL(err, "%s of program %p failed; see clGetProgramBuildInfo(CL_PROGRAM_BUILD_LOG): %s",
-                    job->kind == JOB_COMPILE ? "compilation" : job->kind == JOB_LINK ? "link" : "build",
+                    job->kind == JOB_COMPILE ? "compilation"
+                    : job->kind == JOB_LINK  ? "link"
+                                             : "build",
                     (void *)program, log_error_line(log, line, sizeof line));
   }
   bool reuse_binary = err == CL_SUCCESS && !module; /* an executable binary built as it is */
@@ -308,7 +311,8 @@ static cl_int check_device_list(cl_uint num_devices, const cl_device_id *device_
 
 static cl_int check_devices_in_program(cl_program program, cl_uint num_devices, const cl_device_id *device_list) {
   for (cl_uint i = 0; i < num_devices; i++)
-    if (!kiln_program_has_device(program, device_list[i])) return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!kiln_program_has_device(program, device_list[i])");
+    if (!kiln_program_has_device(program, device_list[i]))
+      return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!kiln_program_has_device(program, device_list[i])");
   return CL_SUCCESS;
 }
 
@@ -327,7 +331,9 @@ static void record_failure_locked(cl_program program, const char *options, char 
 /* Takes the program for a build/compile when allowed: CL_INVALID_OPERATION while one runs,
  * kernels exist or a link reads it. Caller holds the lock. */
 static cl_int check_idle_locked(cl_program program) {
-  if (program->busy || program->kernel_objects || program->link_readers) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "program->busy || program->kernel_objects || program->link_readers");
+  if (program->busy || program->kernel_objects || program->link_readers)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "program->busy || program->kernel_objects || program->link_readers");
   return CL_SUCCESS;
 }
 
@@ -352,12 +358,16 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
                                                const char *options,
                                                void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program)) return KILN_FAIL(CL_INVALID_PROGRAM, "program (%p) is not a valid cl_program (NULL, released, or another kind of object)", (const void *)(program));
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
   cl_int err = check_device_list(num_devices, device_list);
   if (err != CL_SUCCESS) return err;
   if (!pfn_notify && user_data) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify && user_data");
   if ((err = check_devices_in_program(program, num_devices, device_list)) != CL_SUCCESS) return err;
-  if (program->origin == KILN_PROGRAM_FROM_LINK) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "program->origin == KILN_PROGRAM_FROM_LINK");
+  if (program->origin == KILN_PROGRAM_FROM_LINK)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "program->origin == KILN_PROGRAM_FROM_LINK");
   /* A binary program rebuilt without options keeps the options it was built with. */
   const char *effective = options;
   char *binary_options = NULL;
@@ -370,7 +380,8 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
       goto out;
     }
     if (!options && !(effective = binary_options = copy_string(program->options))) {
-      err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!options && !(effective = binary_options = copy_string(program->options))");
+      err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)",
+                      "!options && !(effective = binary_options = copy_string(program->options))");
       goto out;
     }
   }
@@ -382,7 +393,8 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
   }
   free(log);
   if (program->origin == KILN_PROGRAM_FROM_SOURCE && !kiln_program_compiler_available(program->device)) {
-    err = KILN_FAIL(CL_COMPILER_NOT_AVAILABLE, "rejected since (%s)", "program->origin == KILN_PROGRAM_FROM_SOURCE && !kiln_program_compiler_available(program->device)");
+    err = KILN_FAIL(CL_COMPILER_NOT_AVAILABLE, "rejected since (%s)",
+                    "program->origin == KILN_PROGRAM_FROM_SOURCE && !kiln_program_compiler_available(program->device)");
     goto out;
   }
   job = job_new(JOB_BUILD, program, effective, pfn_notify, user_data);
@@ -418,18 +430,25 @@ CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
                                                  const char **header_include_names,
                                                  void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program)) return KILN_FAIL(CL_INVALID_PROGRAM, "program (%p) is not a valid cl_program (NULL, released, or another kind of object)", (const void *)(program));
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
   cl_int err = check_device_list(num_devices, device_list);
   if (err != CL_SUCCESS) return err;
   if (num_input_headers == 0 ? (header_include_names || input_headers) : (!header_include_names || !input_headers))
-    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "num_input_headers == 0 ? (header_include_names || input_headers) : (!header_include_names || !input_headers)");
+    return KILN_FAIL(
+        CL_INVALID_VALUE, "rejected since (%s)",
+        "num_input_headers == 0 ? (header_include_names || input_headers) : (!header_include_names || !input_headers)");
   if (!pfn_notify && user_data) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify && user_data");
   if ((err = check_devices_in_program(program, num_devices, device_list)) != CL_SUCCESS) return err;
   for (cl_uint i = 0; i < num_input_headers; i++) {
-    if (!kiln_program_is_valid(input_headers[i])) return KILN_FAIL(CL_INVALID_PROGRAM, "rejected since (%s)", "!kiln_program_is_valid(input_headers[i])");
+    if (!kiln_program_is_valid(input_headers[i]))
+      return KILN_FAIL(CL_INVALID_PROGRAM, "rejected since (%s)", "!kiln_program_is_valid(input_headers[i])");
     if (!header_include_names[i]) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!header_include_names[i]");
   }
-  if (program->origin != KILN_PROGRAM_FROM_SOURCE) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "program->origin != KILN_PROGRAM_FROM_SOURCE");
+  if (program->origin != KILN_PROGRAM_FROM_SOURCE)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "program->origin != KILN_PROGRAM_FROM_SOURCE");
 
   struct build_job *job = job_new(JOB_COMPILE, program, options, pfn_notify, user_data);
   if (!job) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!job");
@@ -464,7 +483,8 @@ CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
 static cl_int check_link_options(const char *options, bool *create_library, char **log) {
   *create_library = kiln_program_options_have(options, "-create-library");
   if (kiln_program_options_have(options, "-enable-link-options") && !*create_library)
-    return KILN_FAIL(CL_INVALID_LINKER_OPTIONS, "rejected since (%s)", "kiln_program_options_have(options, \"-enable-link-options\") && !*create_library");
+    return KILN_FAIL(CL_INVALID_LINKER_OPTIONS, "rejected since (%s)",
+                     "kiln_program_options_have(options, \"-enable-link-options\") && !*create_library");
   return kiln_compiler_check_options(options, true, log) == KILN_COMPILE_OK ? CL_SUCCESS
                                                                             : CL_INVALID_LINKER_OPTIONS;
 }
@@ -499,25 +519,40 @@ CL_API_ENTRY cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint nu
                                                   void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data,
                                                   cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_CONTEXT, "context (%p) is not a valid cl_context (NULL, released, or another kind of object)", (const void *)(context)));
-  if ((device_list == NULL) != (num_devices == 0)) return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(device_list == NULL) != (num_devices == 0)"));
-  if (num_input_programs == 0 || !input_programs) return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "num_input_programs == 0 || !input_programs"));
+  if (!kiln_context_is_valid(context))
+    return link_fail(errcode_ret,
+                     KILN_FAIL(CL_INVALID_CONTEXT,
+                               "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                               (const void *)(context)));
+  if ((device_list == NULL) != (num_devices == 0))
+    return link_fail(errcode_ret,
+                     KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(device_list == NULL) != (num_devices == 0)"));
+  if (num_input_programs == 0 || !input_programs)
+    return link_fail(errcode_ret,
+                     KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "num_input_programs == 0 || !input_programs"));
   for (cl_uint i = 0; i < num_input_programs; i++)
-    if (!kiln_program_is_valid(input_programs[i])) return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_PROGRAM, "rejected since (%s)", "!kiln_program_is_valid(input_programs[i])"));
-  if (!pfn_notify && user_data) return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify && user_data"));
+    if (!kiln_program_is_valid(input_programs[i]))
+      return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_PROGRAM, "rejected since (%s)",
+                                              "!kiln_program_is_valid(input_programs[i])"));
+  if (!pfn_notify && user_data)
+    return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify && user_data"));
   for (cl_uint i = 0; i < num_devices; i++) {
     bool found = false;
     for (cl_uint j = 0; j < context->num_devices && !found; j++) found = context->devices[j] == device_list[i];
     if (!found) return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!found"));
   }
   for (cl_uint i = 0; i < num_input_programs; i++)
-    if (input_programs[i]->context != context) return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "input_programs[i]->context != context"));
+    if (input_programs[i]->context != context)
+      return link_fail(errcode_ret,
+                       KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "input_programs[i]->context != context"));
   bool create_library;
   char *log = NULL;
   cl_int err = check_link_options(options, &create_library, &log);
   free(log);
   if (err != CL_SUCCESS) return link_fail(errcode_ret, err);
-  if (!kiln_program_linker_available(context->device)) return link_fail(errcode_ret, KILN_FAIL(CL_LINKER_NOT_AVAILABLE, "rejected since (%s)", "!kiln_program_linker_available(context->device)"));
+  if (!kiln_program_linker_available(context->device))
+    return link_fail(errcode_ret, KILN_FAIL(CL_LINKER_NOT_AVAILABLE, "rejected since (%s)",
+                                            "!kiln_program_linker_available(context->device)"));
 
   cl_program program = kiln_program_create(context, KILN_PROGRAM_FROM_LINK, num_devices, device_list, &err);
   if (!program) return link_fail(errcode_ret, err);

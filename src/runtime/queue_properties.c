@@ -27,8 +27,11 @@ static cl_int parse_bitfield(cl_command_queue_properties bits, bool allow_device
   /* Device-queue bits first, so that their errors do not depend on extension bits. */
   if (bits & known & device_queue_bits) {
     /* ON_DEVICE_DEFAULT needs ON_DEVICE, ON_DEVICE needs out-of-order: otherwise not valid. */
-    if ((bits & CL_QUEUE_ON_DEVICE_DEFAULT) && !(bits & CL_QUEUE_ON_DEVICE)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(bits & CL_QUEUE_ON_DEVICE_DEFAULT) && !(bits & CL_QUEUE_ON_DEVICE)");
-    if (!(bits & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!(bits & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)");
+    if ((bits & CL_QUEUE_ON_DEVICE_DEFAULT) && !(bits & CL_QUEUE_ON_DEVICE))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "(bits & CL_QUEUE_ON_DEVICE_DEFAULT) && !(bits & CL_QUEUE_ON_DEVICE)");
+    if (!(bits & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!(bits & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)");
     cfg->properties = bits & known;
     /* A device queue has no extension behaviour (placement, recording, scheduling): bits
      * an extension knows are refused, with its own error if it has one for them. */
@@ -62,7 +65,8 @@ cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct
   for (; properties[n] != 0; n += 2) {
     cl_queue_properties name = properties[n], value = properties[n + 1];
     for (size_t k = 0; k < n; k += 2)
-      if (properties[k] == name) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "properties[k] == name"); /* each name at most once */
+      if (properties[k] == name)
+        return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "properties[k] == name"); /* each name at most once */
     if (name == CL_QUEUE_PROPERTIES) {
       seen_properties = true;
       bits = (cl_command_queue_properties)value;
@@ -72,7 +76,8 @@ cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct
     } else {
       cl_int err = ask_extensions(name, value, cfg);
       if (err != CL_SUCCESS) return err;
-      if (cfg->ext_count == KILN_QUEUE_EXT_PROPERTIES_MAX) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "cfg->ext_count == KILN_QUEUE_EXT_PROPERTIES_MAX");
+      if (cfg->ext_count == KILN_QUEUE_EXT_PROPERTIES_MAX)
+        return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "cfg->ext_count == KILN_QUEUE_EXT_PROPERTIES_MAX");
       cfg->ext_names[cfg->ext_count] = name;
       cfg->ext_values[cfg->ext_count++] = value;
     }
@@ -84,7 +89,9 @@ cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct
   }
   bool on_device = (cfg->properties & CL_QUEUE_ON_DEVICE) != 0;
   /* CL_QUEUE_SIZE: only for a device queue, at most CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE. */
-  if (seen_size && (!on_device || size == 0 || size > KILN_DEVICE_QUEUE_MAX_SIZE)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "seen_size && (!on_device || size == 0 || size > KILN_DEVICE_QUEUE_MAX_SIZE)");
+  if (seen_size && (!on_device || size == 0 || size > KILN_DEVICE_QUEUE_MAX_SIZE))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "seen_size && (!on_device || size == 0 || size > KILN_DEVICE_QUEUE_MAX_SIZE)");
   if (on_device) {
     if (cfg->ext_count) return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES, "rejected since (%s)", "cfg->ext_count");
     cfg->device_queue_size = seen_size ? (uint32_t)size : KILN_DEVICE_QUEUE_PREFERRED_SIZE;

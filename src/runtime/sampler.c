@@ -45,10 +45,15 @@ struct sampler_state {
 };
 
 static cl_int state_bits(const struct sampler_state *s, uint64_t *bits) {
-  if (s->normalized_coords != CL_TRUE && s->normalized_coords != CL_FALSE) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "s->normalized_coords != CL_TRUE && s->normalized_coords != CL_FALSE");
+  if (s->normalized_coords != CL_TRUE && s->normalized_coords != CL_FALSE)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "s->normalized_coords != CL_TRUE && s->normalized_coords != CL_FALSE");
   uint64_t address;
-  if (!addressing_bits(s->addressing_mode, &address)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!addressing_bits(s->addressing_mode, &address)");
-  if (s->filter_mode != CL_FILTER_NEAREST && s->filter_mode != CL_FILTER_LINEAR) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "s->filter_mode != CL_FILTER_NEAREST && s->filter_mode != CL_FILTER_LINEAR");
+  if (!addressing_bits(s->addressing_mode, &address))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!addressing_bits(s->addressing_mode, &address)");
+  if (s->filter_mode != CL_FILTER_NEAREST && s->filter_mode != CL_FILTER_LINEAR)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "s->filter_mode != CL_FILTER_NEAREST && s->filter_mode != CL_FILTER_LINEAR");
   *bits = address | (s->normalized_coords ? KILN_SAMPLER_NORMALIZED_COORDS : 0) |
           (s->filter_mode == CL_FILTER_LINEAR ? KILN_SAMPLER_FILTER_LINEAR : KILN_SAMPLER_FILTER_NEAREST);
   return CL_SUCCESS;
@@ -69,17 +74,20 @@ static cl_int parse_properties(const cl_sampler_properties *properties, struct s
       which = 0;
       s->normalized_coords = (cl_bool)value;
       /* a cl_bool wider than 0/1 must not pass as one after the narrowing */
-      if (value != CL_TRUE && value != CL_FALSE) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "value != CL_TRUE && value != CL_FALSE");
+      if (value != CL_TRUE && value != CL_FALSE)
+        return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "value != CL_TRUE && value != CL_FALSE");
       break;
     case CL_SAMPLER_ADDRESSING_MODE:
       which = 1;
       s->addressing_mode = (cl_addressing_mode)value;
-      if ((cl_sampler_properties)s->addressing_mode != value) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(cl_sampler_properties)s->addressing_mode != value");
+      if ((cl_sampler_properties)s->addressing_mode != value)
+        return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(cl_sampler_properties)s->addressing_mode != value");
       break;
     case CL_SAMPLER_FILTER_MODE:
       which = 2;
       s->filter_mode = (cl_filter_mode)value;
-      if ((cl_sampler_properties)s->filter_mode != value) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(cl_sampler_properties)s->filter_mode != value");
+      if ((cl_sampler_properties)s->filter_mode != value)
+        return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(cl_sampler_properties)s->filter_mode != value");
       break;
     default:
       return CL_INVALID_VALUE;
@@ -172,7 +180,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_sampler_is_valid(sampler)) return KILN_FAIL(CL_INVALID_SAMPLER, "sampler (%p) is not a valid cl_sampler (NULL, released, or another kind of object)", (const void *)(sampler));
+  if (!kiln_sampler_is_valid(sampler))
+    return KILN_FAIL(CL_INVALID_SAMPLER,
+                     "sampler (%p) is not a valid cl_sampler (NULL, released, or another kind of object)",
+                     (const void *)(sampler));
   switch (param_name) {
   case CL_SAMPLER_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&sampler->obj.api_refs));

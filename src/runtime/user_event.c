@@ -18,8 +18,12 @@ CL_API_ENTRY cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *
 
 CL_API_ENTRY cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status) {
   KILN_API_CALL;
-  if (!kiln_event_is_valid(event) || event->type != CL_COMMAND_USER) return KILN_FAIL(CL_INVALID_EVENT, "rejected since (%s)", "!kiln_event_is_valid(event) || event->type != CL_COMMAND_USER");
-  if (execution_status != CL_COMPLETE && execution_status >= 0) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "execution_status != CL_COMPLETE && execution_status >= 0");
+  if (!kiln_event_is_valid(event) || event->type != CL_COMMAND_USER)
+    return KILN_FAIL(CL_INVALID_EVENT, "rejected since (%s)",
+                     "!kiln_event_is_valid(event) || event->type != CL_COMMAND_USER");
+  if (execution_status != CL_COMPLETE && execution_status >= 0)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "execution_status != CL_COMPLETE && execution_status >= 0");
   pthread_mutex_lock(&event->lock);
   bool already = event->user_status_set;
   event->user_status_set = true;

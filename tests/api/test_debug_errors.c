@@ -102,7 +102,8 @@ static void test_buffers(void **state) {
   expect_nothing();
   char host[128];
   assert_int_equal(CL_INVALID_VALUE, clEnqueueReadBuffer(env->queue, buffer, CL_TRUE, 32, 64, host, 0, NULL, NULL));
-  expect_line("clEnqueueReadBuffer", "CL_INVALID_VALUE", "offset 32 + size 64 is past the end of the buffer (64 bytes)");
+  expect_line("clEnqueueReadBuffer", "CL_INVALID_VALUE",
+              "offset 32 + size 64 is past the end of the buffer (64 bytes)");
   assert_cl_success(clEnqueueReadBuffer(env->queue, buffer, CL_TRUE, 0, 64, host, 0, NULL, NULL));
   expect_nothing();
   assert_int_equal(CL_INVALID_EVENT_WAIT_LIST,
@@ -170,14 +171,14 @@ static void test_programs_and_kernels(void **state) {
 
   /* An extension entry point reports its own name (found through the platform). */
   typedef cl_int(CL_API_CALL * sub_group_info_fn)(cl_kernel, cl_device_id, cl_kernel_sub_group_info, size_t,
-                                                   const void *, size_t, void *, size_t *);
+                                                  const void *, size_t, void *, size_t *);
   sub_group_info_fn sub_group_info =
       (sub_group_info_fn)kiln_test_extension_function(env->platform, "clGetKernelSubGroupInfoKHR");
   struct kiln_test_fake_handle fake = kiln_test_fake_handle_like(kernel);
   size_t sizes;
-  assert_int_equal(CL_INVALID_KERNEL, sub_group_info((cl_kernel)&fake, env->device,
-                                                     CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof global, &global,
-                                                     sizeof sizes, &sizes, NULL));
+  assert_int_equal(CL_INVALID_KERNEL,
+                   sub_group_info((cl_kernel)&fake, env->device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                  sizeof global, &global, sizeof sizes, &sizes, NULL));
   expect_line("clGetKernelSubGroupInfoKHR", "CL_INVALID_KERNEL", "is not a valid cl_kernel");
 
   assert_cl_success(clReleaseMemObject(out));

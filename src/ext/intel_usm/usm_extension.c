@@ -38,11 +38,13 @@ static cl_int accept_exec_info(cl_kernel kernel, cl_kernel_exec_info name, size_
   case CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL:
   case CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL:
   case CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL:
-    if (!value || size != sizeof(cl_bool)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!value || size != sizeof(cl_bool)");
+    if (!value || size != sizeof(cl_bool))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!value || size != sizeof(cl_bool)");
     *stored = *(const cl_bool *)value;
     return CL_SUCCESS;
   case CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL:
-    if (!value != !size || size % sizeof(void *)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!value != !size || size % sizeof(void *)");
+    if (!value != !size || size % sizeof(void *))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!value != !size || size % sizeof(void *)");
     *stored = size / sizeof(void *);
     return CL_SUCCESS;
   default:

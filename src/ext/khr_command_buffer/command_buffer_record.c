@@ -25,10 +25,13 @@ struct recorder {
 };
 
 static cl_int check_sync_points(const struct recorder *r) {
-  if ((r->sync_points == NULL) != (r->num_sync_points == 0)) return KILN_FAIL(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR, "rejected since (%s)", "(r->sync_points == NULL) != (r->num_sync_points == 0)");
+  if ((r->sync_points == NULL) != (r->num_sync_points == 0))
+    return KILN_FAIL(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR, "rejected since (%s)",
+                     "(r->sync_points == NULL) != (r->num_sync_points == 0)");
   for (cl_uint i = 0; i < r->num_sync_points; i++)
     if (r->sync_points[i] == 0 || r->sync_points[i] > r->command_buffer->count)
-      return KILN_FAIL(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR, "rejected since (%s)", "r->sync_points[i] == 0 || r->sync_points[i] > r->command_buffer->count");
+      return KILN_FAIL(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR, "rejected since (%s)",
+                       "r->sync_points[i] == 0 || r->sync_points[i] > r->command_buffer->count");
   return CL_SUCCESS;
 }
 
@@ -73,10 +76,16 @@ static cl_int record_begin(cl_command_buffer_khr command_buffer, cl_command_queu
                            const cl_sync_point_khr *sync_points, cl_sync_point_khr *sync_point,
                            cl_mutable_command_khr *mutable_handle, struct recorder *r,
                            struct kiln_command_sink *sink) {
-  if (!kiln_command_buffer_is_valid(command_buffer)) return KILN_FAIL(CL_INVALID_COMMAND_BUFFER_KHR, "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)", (const void *)(command_buffer));
+  if (!kiln_command_buffer_is_valid(command_buffer))
+    return KILN_FAIL(
+        CL_INVALID_COMMAND_BUFFER_KHR,
+        "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)",
+        (const void *)(command_buffer));
   /* Without cl_khr_command_buffer_multi_device a command names no queue of its own. */
   if (command_queue != NULL) return KILN_FAIL(CL_INVALID_COMMAND_QUEUE, "rejected since (%s)", "command_queue != NULL");
-  if (properties && properties[0] != 0) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "properties && properties[0] != 0"); /* the extension defines none */
+  if (properties && properties[0] != 0)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "properties && properties[0] != 0"); /* the extension defines none */
   if (mutable_handle) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "mutable_handle");
   r->base.check = recorder_check;
   r->base.record = recorder_record;

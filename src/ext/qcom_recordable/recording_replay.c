@@ -89,7 +89,8 @@ static cl_int update_dispatch(struct kiln_recorded_dispatch *next, cl_uint index
     if (u->offsets[i].dispatch_index == index) memcpy(next->offset, u->offsets[i].offsets, dims * sizeof(size_t));
   for (size_t i = 0; i < u->num_global; i++) {
     if (u->global[i].dispatch_index != index) continue;
-    if (!u->global[i].workgroup_size) return KILN_FAIL(CL_INVALID_GLOBAL_WORK_SIZE, "rejected since (%s)", "!u->global[i].workgroup_size");
+    if (!u->global[i].workgroup_size)
+      return KILN_FAIL(CL_INVALID_GLOBAL_WORK_SIZE, "rejected since (%s)", "!u->global[i].workgroup_size");
     memcpy(next->global, u->global[i].workgroup_size, dims * sizeof(size_t));
   }
   for (size_t i = 0; i < u->num_local; i++) {
@@ -162,12 +163,21 @@ static void execution_complete(void *owner) { kiln_recording_version_release(own
 
 static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom recording, const struct updates *u,
                                 cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-  if (!kiln_queue_is_valid(queue)) return KILN_FAIL(CL_INVALID_COMMAND_QUEUE, "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)", (const void *)(queue));
-  if (!kiln_recording_is_valid(recording)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_recording_is_valid(recording)");
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
+  if (!kiln_recording_is_valid(recording))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_recording_is_valid(recording)");
   /* "It must not be a recordable queue": nothing but NDRanges may be enqueued to one. */
-  if (queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM");
-  if (kiln_queue_is_out_of_order(queue)) return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES, "rejected since (%s)", "kiln_queue_is_out_of_order(queue)"); /* must be in order */
-  if (queue->context != recording->context) return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "queue->context != recording->context");
+  if (queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM");
+  if (kiln_queue_is_out_of_order(queue))
+    return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES, "rejected since (%s)",
+                     "kiln_queue_is_out_of_order(queue)"); /* must be in order */
+  if (queue->context != recording->context)
+    return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "queue->context != recording->context");
   if (!lists_ok(u)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!lists_ok(u)");
   cl_int err = kiln_command_check_enqueue(queue, CL_COMMAND_NDRANGE_KERNEL, num_events, wait_list, event);
   if (err != CL_SUCCESS) return err;
