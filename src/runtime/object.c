@@ -190,26 +190,32 @@ void kiln_object_release(struct kiln_object *object) {
     object->destroy(object);
 }
 
+/* KILN_DEBUG=err: why a retain or release was refused. */
+static cl_int refused(const void *handle, cl_int invalid_code) {
+  return KILN_FAIL(invalid_code, "the handle (%p) is %s", handle,
+                   handle ? "not a live object of this type (released, or another kind of object)" : "NULL");
+}
+
 cl_int kiln_object_api_retain(void *handle, kiln_object_type type, cl_int invalid_code) {
   /* Validation and increment happen under the read lock so a concurrent final release
    * cannot unregister the handle in between. */
-  if (!handle) return invalid_code;
+  if (!handle) return refused(handle, invalid_code);
   pthread_rwlock_rdlock(&registry_lock);
   struct kiln_object *object = handle;
   bool valid = registry_find_locked((uintptr_t)handle) != SIZE_MAX && object->type == type;
   if (valid) atomic_fetch_add(&object->api_refs, 1);
   pthread_rwlock_unlock(&registry_lock);
-  return valid ? CL_SUCCESS : invalid_code;
+  return valid ? CL_SUCCESS : refused(handle, invalid_code);
 }
 
 cl_int kiln_object_api_release(void *handle, kiln_object_type type, cl_int invalid_code) {
-  if (!handle) return invalid_code;
+  if (!handle) return refused(handle, invalid_code);
   struct kiln_object *object = handle;
   pthread_rwlock_wrlock(&registry_lock);
   size_t slot = registry_find_locked((uintptr_t)handle);
   if (slot == SIZE_MAX || object->type != type) {
     pthread_rwlock_unlock(&registry_lock);
-    return invalid_code;
+    return refused(handle, invalid_code);
   }
   bool last = atomic_fetch_sub(&object->api_refs, 1) == 1;
   if (last) {
