@@ -116,9 +116,11 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContextFromType(const cl_context_pro
   const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
                                CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
   cl_int err = CL_SUCCESS;
-  if (!pfn_notify && user_data) err = KILN_FAIL(CL_INVALID_VALUE, "user_data is not NULL but pfn_notify is");
+  if (!pfn_notify && user_data)
+    err = KILN_FAIL(CL_INVALID_VALUE, "user_data is not NULL but pfn_notify is");
   else if (device_type == 0 || (device_type != CL_DEVICE_TYPE_ALL && (device_type & ~known)))
-    err = KILN_FAIL(CL_INVALID_DEVICE_TYPE, "device_type 0x%llx is not a valid device type", (unsigned long long)device_type);
+    err = KILN_FAIL(CL_INVALID_DEVICE_TYPE, "device_type 0x%llx is not a valid device type",
+                    (unsigned long long)device_type);
   else if (!(device_type & (CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU)))
     err = KILN_FAIL(CL_DEVICE_NOT_FOUND, "device_type 0x%llx: Kiln's one device is a CPU (CL_DEVICE_TYPE_CPU)",
                     (unsigned long long)device_type);

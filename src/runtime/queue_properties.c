@@ -40,7 +40,8 @@ static cl_int parse_bitfield(cl_command_queue_properties bits, bool allow_device
     if (unknown) {
       cl_int err = ask_extensions(CL_QUEUE_PROPERTIES, unknown, cfg);
       if (err != CL_SUCCESS) return err;
-      return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES, "a device queue (CL_QUEUE_ON_DEVICE) takes no extension bits (0x%llx)",
+      return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES,
+                       "a device queue (CL_QUEUE_ON_DEVICE) takes no extension bits (0x%llx)",
                        (unsigned long long)unknown);
     }
     return CL_SUCCESS;
@@ -101,7 +102,8 @@ cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct
                      (unsigned long long)size, (unsigned)KILN_DEVICE_QUEUE_MAX_SIZE);
   if (on_device) {
     if (cfg->ext_count)
-      return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES, "a device queue (CL_QUEUE_ON_DEVICE) takes no extension properties");
+      return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES,
+                       "a device queue (CL_QUEUE_ON_DEVICE) takes no extension properties");
     cfg->device_queue_size = seen_size ? (uint32_t)size : KILN_DEVICE_QUEUE_PREFERRED_SIZE;
   }
   return CL_SUCCESS;
