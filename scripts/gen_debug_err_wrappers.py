@@ -26,7 +26,8 @@ for path in headers:
         while depth:
             depth += {'(': 1, ')': -1}.get(text[i], 0)
             i += 1
-        protos[name] = (' '.join(m.group(1).split()), text[m.end():i - 1])
+        ret = ' '.join(t for t in m.group(1).split() if not re.match(r'CL_\w*(PREFIX|DEPRECATED)', t))
+        protos[name] = (ret, text[m.end():i - 1])
 
 def split_params(params):
     out, depth, cur = [], 0, ''
@@ -113,6 +114,9 @@ for api in ext:
     w = wrapper(api, None, True)
     if w:
         print(w + '\n'); rows.append(api)
+passed = [t for f, t in slots if not t.startswith('err_')]
+print('/* Slots without a wrapper (nothing to report: no cl_int result, no errcode_ret): */')
+print('/* ' + ', '.join(passed) + '. */')
 print('const struct _cl_icd_dispatch kiln_dispatch_err = {')
 for field, target in slots: print(f'    .{field} = {target},')
 print('};\n')

@@ -64,10 +64,10 @@ static cl_int CL_API_CALL err_clGetContextInfo(cl_context context, cl_context_in
   return kiln_err_end("clGetContextInfo", clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret));
 }
 
-static CL_API_PREFIX__VERSION_1_2_DEPRECATED cl_command_queue CL_API_CALL err_clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int * errcode_ret) {
+static cl_command_queue CL_API_CALL err_clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int * errcode_ret) {
   kiln_err_begin();
   cl_int code = CL_SUCCESS;
-  CL_API_PREFIX__VERSION_1_2_DEPRECATED cl_command_queue result = clCreateCommandQueue(context, device, properties, &code);
+  cl_command_queue result = clCreateCommandQueue(context, device, properties, &code);
   kiln_err_end("clCreateCommandQueue", code);
   if (errcode_ret) *errcode_ret = code;
   return result;
@@ -102,19 +102,19 @@ static cl_mem CL_API_CALL err_clCreateBuffer(cl_context context, cl_mem_flags fl
   return result;
 }
 
-static CL_API_PREFIX__VERSION_1_1_DEPRECATED cl_mem CL_API_CALL err_clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format * image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void * host_ptr, cl_int * errcode_ret) {
+static cl_mem CL_API_CALL err_clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format * image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void * host_ptr, cl_int * errcode_ret) {
   kiln_err_begin();
   cl_int code = CL_SUCCESS;
-  CL_API_PREFIX__VERSION_1_1_DEPRECATED cl_mem result = clCreateImage2D(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, &code);
+  cl_mem result = clCreateImage2D(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, &code);
   kiln_err_end("clCreateImage2D", code);
   if (errcode_ret) *errcode_ret = code;
   return result;
 }
 
-static CL_API_PREFIX__VERSION_1_1_DEPRECATED cl_mem CL_API_CALL err_clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format * image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void * host_ptr, cl_int * errcode_ret) {
+static cl_mem CL_API_CALL err_clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format * image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void * host_ptr, cl_int * errcode_ret) {
   kiln_err_begin();
   cl_int code = CL_SUCCESS;
-  CL_API_PREFIX__VERSION_1_1_DEPRECATED cl_mem result = clCreateImage3D(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, &code);
+  cl_mem result = clCreateImage3D(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, &code);
   kiln_err_end("clCreateImage3D", code);
   if (errcode_ret) *errcode_ret = code;
   return result;
@@ -145,10 +145,10 @@ static cl_int CL_API_CALL err_clGetImageInfo(cl_mem image, cl_image_info param_n
   return kiln_err_end("clGetImageInfo", clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret));
 }
 
-static CL_API_PREFIX__VERSION_1_2_DEPRECATED cl_sampler CL_API_CALL err_clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int * errcode_ret) {
+static cl_sampler CL_API_CALL err_clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int * errcode_ret) {
   kiln_err_begin();
   cl_int code = CL_SUCCESS;
-  CL_API_PREFIX__VERSION_1_2_DEPRECATED cl_sampler result = clCreateSampler(context, normalized_coords, addressing_mode, filter_mode, &code);
+  cl_sampler result = clCreateSampler(context, normalized_coords, addressing_mode, filter_mode, &code);
   kiln_err_end("clCreateSampler", code);
   if (errcode_ret) *errcode_ret = code;
   return result;
@@ -200,6 +200,11 @@ static cl_int CL_API_CALL err_clReleaseProgram(cl_program program) {
 static cl_int CL_API_CALL err_clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id * device_list, const char * options, void (CL_CALLBACK * pfn_notify)(cl_program program, void * user_data), void * user_data) {
   kiln_err_begin();
   return kiln_err_end("clBuildProgram", clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data));
+}
+
+static cl_int CL_API_CALL err_clUnloadCompiler(void) {
+  kiln_err_begin();
+  return kiln_err_end("clUnloadCompiler", clUnloadCompiler());
 }
 
 static cl_int CL_API_CALL err_clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void * param_value, size_t * param_value_size_ret) {
@@ -354,9 +359,29 @@ static cl_int CL_API_CALL err_clEnqueueNDRangeKernel(cl_command_queue command_qu
   return kiln_err_end("clEnqueueNDRangeKernel", clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event));
 }
 
+static cl_int CL_API_CALL err_clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event) {
+  kiln_err_begin();
+  return kiln_err_end("clEnqueueTask", clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event));
+}
+
 static cl_int CL_API_CALL err_clEnqueueNativeKernel(cl_command_queue command_queue, void (CL_CALLBACK * user_func)(void *), void * args, size_t cb_args, cl_uint num_mem_objects, const cl_mem * mem_list, const void ** args_mem_loc, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event) {
   kiln_err_begin();
   return kiln_err_end("clEnqueueNativeKernel", clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event));
+}
+
+static cl_int CL_API_CALL err_clEnqueueMarker(cl_command_queue command_queue, cl_event * event) {
+  kiln_err_begin();
+  return kiln_err_end("clEnqueueMarker", clEnqueueMarker(command_queue, event));
+}
+
+static cl_int CL_API_CALL err_clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event * event_list) {
+  kiln_err_begin();
+  return kiln_err_end("clEnqueueWaitForEvents", clEnqueueWaitForEvents(command_queue, num_events, event_list));
+}
+
+static cl_int CL_API_CALL err_clEnqueueBarrier(cl_command_queue command_queue) {
+  kiln_err_begin();
+  return kiln_err_end("clEnqueueBarrier", clEnqueueBarrier(command_queue));
 }
 
 static cl_mem CL_API_CALL err_clCreateFromGLBuffer(cl_context context, cl_mem_flags flags, cl_GLuint bufobj, cl_int * errcode_ret) {
@@ -368,19 +393,19 @@ static cl_mem CL_API_CALL err_clCreateFromGLBuffer(cl_context context, cl_mem_fl
   return result;
 }
 
-static CL_API_PREFIX__VERSION_1_1_DEPRECATED cl_mem CL_API_CALL err_clCreateFromGLTexture2D(cl_context context, cl_mem_flags flags, cl_GLenum target, cl_GLint miplevel, cl_GLuint texture, cl_int * errcode_ret) {
+static cl_mem CL_API_CALL err_clCreateFromGLTexture2D(cl_context context, cl_mem_flags flags, cl_GLenum target, cl_GLint miplevel, cl_GLuint texture, cl_int * errcode_ret) {
   kiln_err_begin();
   cl_int code = CL_SUCCESS;
-  CL_API_PREFIX__VERSION_1_1_DEPRECATED cl_mem result = kiln_interop_clCreateFromGLTexture2D(context, flags, target, miplevel, texture, &code);
+  cl_mem result = kiln_interop_clCreateFromGLTexture2D(context, flags, target, miplevel, texture, &code);
   kiln_err_end("clCreateFromGLTexture2D", code);
   if (errcode_ret) *errcode_ret = code;
   return result;
 }
 
-static CL_API_PREFIX__VERSION_1_1_DEPRECATED cl_mem CL_API_CALL err_clCreateFromGLTexture3D(cl_context context, cl_mem_flags flags, cl_GLenum target, cl_GLint miplevel, cl_GLuint texture, cl_int * errcode_ret) {
+static cl_mem CL_API_CALL err_clCreateFromGLTexture3D(cl_context context, cl_mem_flags flags, cl_GLenum target, cl_GLint miplevel, cl_GLuint texture, cl_int * errcode_ret) {
   kiln_err_begin();
   cl_int code = CL_SUCCESS;
-  CL_API_PREFIX__VERSION_1_1_DEPRECATED cl_mem result = kiln_interop_clCreateFromGLTexture3D(context, flags, target, miplevel, texture, &code);
+  cl_mem result = kiln_interop_clCreateFromGLTexture3D(context, flags, target, miplevel, texture, &code);
   kiln_err_end("clCreateFromGLTexture3D", code);
   if (errcode_ret) *errcode_ret = code;
   return result;
@@ -726,6 +751,11 @@ static cl_int CL_API_CALL err_clSetDefaultDeviceCommandQueue(cl_context context,
   return kiln_err_end("clSetDefaultDeviceCommandQueue", clSetDefaultDeviceCommandQueue(context, device, command_queue));
 }
 
+static cl_int CL_API_CALL err_clSetProgramReleaseCallback(cl_program program, void (CL_CALLBACK * pfn_notify)(cl_program program, void * user_data), void * user_data) {
+  kiln_err_begin();
+  return kiln_err_end("clSetProgramReleaseCallback", clSetProgramReleaseCallback(program, pfn_notify, user_data));
+}
+
 static cl_int CL_API_CALL err_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void* spec_value) {
   kiln_err_begin();
   return kiln_err_end("clSetProgramSpecializationConstant", clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value));
@@ -1044,6 +1074,8 @@ static void* CL_API_CALL ext_err_clSharedMemAllocINTEL(cl_context context, cl_de
   return result;
 }
 
+/* Slots without a wrapper (nothing to report: no cl_int result, no errcode_ret): */
+/* clGetExtensionFunctionAddress, clGetExtensionFunctionAddressForPlatform, clSVMAlloc, clSVMFree. */
 const struct _cl_icd_dispatch kiln_dispatch_err = {
     .clGetPlatformIDs = err_clGetPlatformIDs,
     .clGetPlatformInfo = err_clGetPlatformInfo,
@@ -1076,7 +1108,7 @@ const struct _cl_icd_dispatch kiln_dispatch_err = {
     .clRetainProgram = err_clRetainProgram,
     .clReleaseProgram = err_clReleaseProgram,
     .clBuildProgram = err_clBuildProgram,
-    .clUnloadCompiler = clUnloadCompiler,
+    .clUnloadCompiler = err_clUnloadCompiler,
     .clGetProgramInfo = err_clGetProgramInfo,
     .clGetProgramBuildInfo = err_clGetProgramBuildInfo,
     .clCreateKernel = err_clCreateKernel,
@@ -1105,11 +1137,11 @@ const struct _cl_icd_dispatch kiln_dispatch_err = {
     .clEnqueueMapImage = err_clEnqueueMapImage,
     .clEnqueueUnmapMemObject = err_clEnqueueUnmapMemObject,
     .clEnqueueNDRangeKernel = err_clEnqueueNDRangeKernel,
-    .clEnqueueTask = clEnqueueTask,
+    .clEnqueueTask = err_clEnqueueTask,
     .clEnqueueNativeKernel = err_clEnqueueNativeKernel,
-    .clEnqueueMarker = clEnqueueMarker,
-    .clEnqueueWaitForEvents = clEnqueueWaitForEvents,
-    .clEnqueueBarrier = clEnqueueBarrier,
+    .clEnqueueMarker = err_clEnqueueMarker,
+    .clEnqueueWaitForEvents = err_clEnqueueWaitForEvents,
+    .clEnqueueBarrier = err_clEnqueueBarrier,
     .clGetExtensionFunctionAddress = clGetExtensionFunctionAddress,
     .clCreateFromGLBuffer = err_clCreateFromGLBuffer,
     .clCreateFromGLTexture2D = err_clCreateFromGLTexture2D,
@@ -1173,7 +1205,7 @@ const struct _cl_icd_dispatch kiln_dispatch_err = {
     .clGetHostTimer = err_clGetHostTimer,
     .clGetKernelSubGroupInfo = err_clGetKernelSubGroupInfo,
     .clSetDefaultDeviceCommandQueue = err_clSetDefaultDeviceCommandQueue,
-    .clSetProgramReleaseCallback = clSetProgramReleaseCallback,
+    .clSetProgramReleaseCallback = err_clSetProgramReleaseCallback,
     .clSetProgramSpecializationConstant = err_clSetProgramSpecializationConstant,
     .clCreateBufferWithProperties = err_clCreateBufferWithProperties,
     .clCreateImageWithProperties = err_clCreateImageWithProperties,
