@@ -12,18 +12,16 @@ static _Thread_local struct {
   char text[384];
 } reason;
 
-cl_int kiln_err_reason(cl_int code, const char *format, ...) {
+void kiln_err_reason(cl_int code, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
   vsnprintf(reason.text, sizeof reason.text, format, ap);
   va_end(ap);
   reason.code = code;
-  return code;
 }
 
-cl_int kiln_err_recode(cl_int code) {
+void kiln_err_recode(cl_int code) {
   if (reason.code != CL_SUCCESS) reason.code = code;
-  return code;
 }
 
 void kiln_err_begin(void) { reason.code = CL_SUCCESS; }

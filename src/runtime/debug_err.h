@@ -32,13 +32,16 @@ static inline bool kiln_err_enabled(void) {
   return (topics & KILN_TRACE_ERR) != 0;
 }
 
-/* Records the reason for `code` (err enabled only) and returns `code`. */
-cl_int kiln_err_reason(cl_int code, const char *format, ...) __attribute__((format(printf, 2, 3), cold));
-#define KILN_FAIL(code, ...) (kiln_err_enabled() ? kiln_err_reason((code), __VA_ARGS__) : (code))
+/* Records the reason for `code` (err enabled only). KILN_FAIL's value is `code` itself, not
+ * the function's result, so that the compiler still sees the constant error code (its
+ * flow analysis, e.g. of variables set only on success, stays as without the macro);
+ * `code` is evaluated twice: a constant or a plain variable. */
+void kiln_err_reason(cl_int code, const char *format, ...) __attribute__((format(printf, 2, 3), cold));
+#define KILN_FAIL(code, ...) (kiln_err_enabled() ? (kiln_err_reason((code), __VA_ARGS__), (code)) : (code))
 /* A call that translates an error into another code (e.g. CL_INVALID_EVENT_WAIT_LIST into
  * CL_INVALID_EVENT) keeps the reason recorded for the first: it now stands for `code`. */
-cl_int kiln_err_recode(cl_int code) __attribute__((cold));
-#define KILN_RECODE(code) (kiln_err_enabled() ? kiln_err_recode(code) : (code))
+void kiln_err_recode(cl_int code) __attribute__((cold));
+#define KILN_RECODE(code) (kiln_err_enabled() ? (kiln_err_recode(code), (code)) : (code))
 
 /* Wrappers: clear the slot; report `code` (when not CL_SUCCESS) for `entry_point`, return it. */
 void kiln_err_begin(void);
