@@ -160,7 +160,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_
   case CL_CONTEXT_PROPERTIES:
     KILN_INFO_ARRAY(context->properties, context->properties_count * sizeof(cl_context_properties));
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetContextInfo knows", (unsigned)param_name);
   }
 }
 

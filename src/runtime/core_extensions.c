@@ -105,7 +105,7 @@ static cl_int integer_dot_product_info(cl_device_id device, cl_device_info param
   case CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR:
     KILN_INFO_ARRAY(&not_accelerated, sizeof not_accelerated);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query Kiln knows here", (unsigned)param_name);
   }
 }
 

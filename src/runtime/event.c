@@ -245,7 +245,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info par
   case CL_EVENT_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&event->obj.api_refs));
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetEventInfo knows", (unsigned)param_name);
   }
 }
 
@@ -273,7 +273,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profi
   case CL_PROFILING_COMMAND_START: value = event->time_start; break;
   case CL_PROFILING_COMMAND_END: value = event->time_end; break;
   case CL_PROFILING_COMMAND_COMPLETE: value = event->time_complete; break;
-  default: return CL_INVALID_VALUE;
+  default:
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetEventProfilingInfo knows", (unsigned)param_name);
   }
   if (!event->profiling || atomic_load(&event->status) != CL_COMPLETE)
     return KILN_FAIL(CL_PROFILING_INFO_NOT_AVAILABLE, "rejected since (%s)",

@@ -44,7 +44,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param
   case CL_IMAGE_NUM_SAMPLES:
     KILN_INFO_VALUE(cl_uint, 0);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetImageInfo knows", (unsigned)param_name);
   }
 }
 

@@ -163,7 +163,7 @@ static cl_int requirements_info(cl_context context, const cl_mem_properties *pro
     KILN_INFO_VALUE(cl_uint, (cl_uint)smaller(max, UINT32_MAX));
   }
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query Kiln knows here", (unsigned)param_name);
   }
 }
 

@@ -68,7 +68,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info
   case CL_KERNEL_ATTRIBUTES:
     KILN_INFO_STRING(kernel->desc->attributes ? kernel->desc->attributes : "");
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelInfo knows", (unsigned)param_name);
   }
 }
 
@@ -91,7 +91,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg
   case CL_KERNEL_ARG_NAME:
     break;
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelArgInfo knows", (unsigned)param_name);
   }
   /* Available only for programs built with -cl-kernel-arg-info (the flag is frozen while
    * the kernel exists). */
@@ -152,7 +152,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
      * so it holds a work-item's private memory and spills) and the program's other frames. */
     KILN_INFO_VALUE(cl_ulong, kernel->profile.stack_bytes ? kernel->profile.stack_bytes : desc->private_bytes);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelWorkGroupInfo knows", (unsigned)param_name);
   }
 }
 
@@ -214,7 +214,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
   case CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL: /* cl_intel_required_subgroup_size */
     KILN_INFO_VALUE(size_t, kernel->desc->required_sub_group_size);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelSubGroupInfo knows", (unsigned)param_name);
   }
 }
 

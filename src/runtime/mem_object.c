@@ -221,6 +221,6 @@ CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info pa
   case CL_MEM_PROPERTIES:
     KILN_INFO_ARRAY(memobj->properties, memobj->properties_count * sizeof *memobj->properties);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetMemObjectInfo knows", (unsigned)param_name);
   }
 }

@@ -56,6 +56,6 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_na
   case CL_PIPE_PROPERTIES: /* clCreatePipe takes none */
     KILN_INFO_ARRAY(NULL, 0);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetPipeInfo knows", (unsigned)param_name);
   }
 }

@@ -78,7 +78,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_pl
   case CL_PLATFORM_ICD_SUFFIX_KHR:
     KILN_INFO_STRING("KILN");
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetPlatformInfo knows", (unsigned)param_name);
   }
 }
 

@@ -69,7 +69,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_
   case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT:
     break;
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetProgramInfo knows", (unsigned)param_name);
   }
   /* Queries about the executable. */
   cl_int err;
@@ -142,6 +142,6 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_dev
     pthread_mutex_unlock(&program->lock);
     KILN_INFO_VALUE(size_t, bytes);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetProgramBuildInfo knows", (unsigned)param_name);
   }
 }

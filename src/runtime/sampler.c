@@ -198,6 +198,6 @@ CL_API_ENTRY cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_
   case CL_SAMPLER_PROPERTIES:
     KILN_INFO_ARRAY(sampler->properties, sampler->properties_count * sizeof *sampler->properties);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetSamplerInfo knows", (unsigned)param_name);
   }
 }

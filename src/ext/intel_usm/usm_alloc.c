@@ -159,6 +159,6 @@ cl_int CL_API_CALL kiln_usm_alloc_info(cl_context context, const void *ptr, cl_m
   case CL_MEM_ALLOC_FLAGS_INTEL:
     KILN_INFO_VALUE(cl_mem_alloc_flags_intel, (cl_mem_alloc_flags_intel)a.flags);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query Kiln knows here", (unsigned)param_name);
   }
 }

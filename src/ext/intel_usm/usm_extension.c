@@ -24,7 +24,7 @@ static cl_int device_info(cl_device_id device, cl_device_info param_name, size_t
   case CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL:
     KILN_INFO_VALUE(cl_device_unified_shared_memory_capabilities_intel, all_access);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query Kiln knows here", (unsigned)param_name);
   }
 }
 
