@@ -274,7 +274,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profi
   case CL_PROFILING_COMMAND_END: value = event->time_end; break;
   case CL_PROFILING_COMMAND_COMPLETE: value = event->time_complete; break;
   default:
-    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetEventProfilingInfo knows", (unsigned)param_name);
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetEventProfilingInfo knows",
+                     (unsigned)param_name);
   }
   if (!event->profiling || atomic_load(&event->status) != CL_COMPLETE)
     return KILN_FAIL(CL_PROFILING_INFO_NOT_AVAILABLE, "rejected since (%s)",

@@ -152,7 +152,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
      * so it holds a work-item's private memory and spills) and the program's other frames. */
     KILN_INFO_VALUE(cl_ulong, kernel->profile.stack_bytes ? kernel->profile.stack_bytes : desc->private_bytes);
   default:
-    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelWorkGroupInfo knows", (unsigned)param_name);
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelWorkGroupInfo knows",
+                     (unsigned)param_name);
   }
 }
 
@@ -214,7 +215,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
   case CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL: /* cl_intel_required_subgroup_size */
     KILN_INFO_VALUE(size_t, kernel->desc->required_sub_group_size);
   default:
-    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelSubGroupInfo knows", (unsigned)param_name);
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelSubGroupInfo knows",
+                     (unsigned)param_name);
   }
 }
 

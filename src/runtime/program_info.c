@@ -142,6 +142,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_dev
     pthread_mutex_unlock(&program->lock);
     KILN_INFO_VALUE(size_t, bytes);
   default:
-    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetProgramBuildInfo knows", (unsigned)param_name);
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetProgramBuildInfo knows",
+                     (unsigned)param_name);
   }
 }

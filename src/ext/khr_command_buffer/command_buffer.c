@@ -147,6 +147,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetCommandBufferInfoKHR(cl_command_buffer_khr 
   case CL_COMMAND_BUFFER_CONTEXT_KHR:
     KILN_INFO_VALUE(cl_context, command_buffer->context);
   default:
-    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetCommandBufferInfoKHR knows", (unsigned)param_name);
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetCommandBufferInfoKHR knows",
+                     (unsigned)param_name);
   }
 }
