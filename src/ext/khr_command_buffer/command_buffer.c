@@ -108,8 +108,10 @@ CL_API_ENTRY cl_int CL_API_CALL clFinalizeCommandBufferKHR(cl_command_buffer_khr
         "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)",
         (const void *)(command_buffer));
   pthread_mutex_lock(&command_buffer->lock);
-  cl_int err = CL_INVALID_OPERATION;
-  if (!command_buffer->finalized) {
+  cl_int err;
+  if (command_buffer->finalized) {
+    err = KILN_FAIL(CL_INVALID_OPERATION, "the command buffer is already finalized");
+  } else {
     err = kiln_command_buffer_build_steps(command_buffer);
     if (err == CL_SUCCESS) atomic_store_explicit(&command_buffer->finalized, true, memory_order_release);
   }

@@ -98,7 +98,7 @@ static cl_int record_begin(cl_command_buffer_khr command_buffer, cl_command_queu
   pthread_mutex_lock(&command_buffer->lock);
   if (command_buffer->finalized) {
     pthread_mutex_unlock(&command_buffer->lock);
-    return CL_INVALID_OPERATION;
+    return KILN_FAIL(CL_INVALID_OPERATION, "the command buffer is finalized: no more commands can be recorded");
   }
   return CL_SUCCESS;
 }
