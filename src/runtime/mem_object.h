@@ -156,8 +156,8 @@ static inline cl_int kiln_mem_check_host_transfer(cl_mem mem) {
  * CL_INVALID_CONTEXT unless it belongs to the queue's context. */
 static inline cl_int kiln_mem_check_queue_buffer(cl_command_queue queue, cl_mem mem) {
   if (!kiln_mem_is_buffer(mem))
-    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "the memory object (%p) is not a valid buffer (NULL, released, an image...)",
-                     (void *)mem);
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT,
+                     "the memory object (%p) is not a valid buffer (NULL, released, an image...)", (void *)mem);
   if (mem->context != kiln_queue_context(queue))
     return KILN_FAIL(CL_INVALID_CONTEXT, "the buffer and the command queue belong to different contexts");
   return CL_SUCCESS;
