@@ -3,8 +3,10 @@
  * cl_ext_device_fission). No Kiln context is ever created for GL or EGL sharing, so each
  * returns the error those specs give for a context or object not created for sharing. */
 #include "icd/dispatch_decls.h"
+#include "runtime/debug_err.h"
 
 static cl_mem no_mem(cl_int *errcode_ret, cl_int code) {
+  code = KILN_FAIL(code, "Kiln offers no GL or EGL sharing: no context was created for it");
   if (errcode_ret) *errcode_ret = code;
   return NULL;
 }

@@ -1,5 +1,6 @@
 /* The command model's entry points for enqueue code (see command.h). */
 #include "runtime/command.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/clock.h"
 #include "runtime/command_state.h"
@@ -27,11 +28,16 @@ static cl_int run_enqueue_checks(const struct kiln_enqueue_check *check) {
 
 cl_int kiln_command_check_enqueue(cl_command_queue queue, cl_command_type type, cl_uint num_events,
                                   const cl_event *wait_list, const cl_event *event) {
-  if ((wait_list == NULL) != (num_events == 0)) return CL_INVALID_EVENT_WAIT_LIST;
+  if ((wait_list == NULL) != (num_events == 0))
+    return KILN_FAIL(CL_INVALID_EVENT_WAIT_LIST, "num_events_in_wait_list is %u but event_wait_list is %s", num_events,
+                     wait_list ? "not NULL" : "NULL");
   for (cl_uint i = 0; i < num_events; i++)
-    if (!kiln_event_is_valid(wait_list[i])) return CL_INVALID_EVENT_WAIT_LIST;
+    if (!kiln_event_is_valid(wait_list[i]))
+      return KILN_FAIL(CL_INVALID_EVENT_WAIT_LIST, "event_wait_list[%u] (%p) is not a valid cl_event", i,
+                       (void *)wait_list[i]);
   for (cl_uint i = 0; i < num_events; i++)
-    if (wait_list[i]->context != queue->context) return CL_INVALID_CONTEXT;
+    if (wait_list[i]->context != queue->context)
+      return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "wait_list[i]->context != queue->context");
   struct kiln_enqueue_check check = {queue, type, num_events, wait_list, event != NULL, false};
   return run_enqueue_checks(&check);
 }

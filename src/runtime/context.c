@@ -1,4 +1,5 @@
 #include "runtime/context.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/device.h"
 #include "runtime/info.h"
@@ -37,13 +38,15 @@ static cl_int context_parse_properties(const cl_context_properties *properties, 
     cl_context_properties name = properties[n], value = properties[n + 1];
     switch (name) {
     case CL_CONTEXT_PLATFORM:
-      if (seen_platform) return CL_INVALID_PROPERTY;
-      if ((cl_platform_id)value != kiln_platform_get()) return CL_INVALID_PLATFORM;
+      if (seen_platform) return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "seen_platform");
+      if ((cl_platform_id)value != kiln_platform_get())
+        return KILN_FAIL(CL_INVALID_PLATFORM, "rejected since (%s)", "(cl_platform_id)value != kiln_platform_get()");
       seen_platform = true;
       break;
     case CL_CONTEXT_INTEROP_USER_SYNC:
-      if (seen_sync) return CL_INVALID_PROPERTY;
-      if (value != CL_TRUE && value != CL_FALSE) return CL_INVALID_PROPERTY;
+      if (seen_sync) return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "seen_sync");
+      if (value != CL_TRUE && value != CL_FALSE)
+        return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "value != CL_TRUE && value != CL_FALSE");
       seen_sync = true;
       break;
     default:
@@ -53,7 +56,7 @@ static cl_int context_parse_properties(const cl_context_properties *properties, 
   }
   context->properties_count = n + 1;
   context->properties = malloc(context->properties_count * sizeof *properties);
-  if (!context->properties) return CL_OUT_OF_HOST_MEMORY;
+  if (!context->properties) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!context->properties");
   memcpy(context->properties, properties, context->properties_count * sizeof *properties);
   return CL_SUCCESS;
 }
@@ -66,18 +69,19 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContext(const cl_context_properties 
   cl_int err = CL_SUCCESS;
   cl_context context = NULL;
   if (!devices || num_devices == 0 || (!pfn_notify && user_data)) {
-    err = CL_INVALID_VALUE;
+    err = KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                    "!devices || num_devices == 0 || (!pfn_notify && user_data)");
     goto out;
   }
   for (cl_uint i = 0; i < num_devices; i++) {
     if (!kiln_device_is_valid(devices[i])) {
-      err = CL_INVALID_DEVICE;
+      err = KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!kiln_device_is_valid(devices[i])");
       goto out;
     }
   }
   context = kiln_object_alloc(KILN_OBJECT_CONTEXT, sizeof *context);
   if (!context) {
-    err = CL_OUT_OF_HOST_MEMORY;
+    err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!context");
     goto out;
   }
   err = context_parse_properties(properties, context);
@@ -112,11 +116,14 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContextFromType(const cl_context_pro
   const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
                                CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
   cl_int err = CL_SUCCESS;
-  if (!pfn_notify && user_data) err = CL_INVALID_VALUE;
+  if (!pfn_notify && user_data)
+    err = KILN_FAIL(CL_INVALID_VALUE, "user_data is not NULL but pfn_notify is");
   else if (device_type == 0 || (device_type != CL_DEVICE_TYPE_ALL && (device_type & ~known)))
-    err = CL_INVALID_DEVICE_TYPE;
+    err = KILN_FAIL(CL_INVALID_DEVICE_TYPE, "device_type 0x%llx is not a valid device type",
+                    (unsigned long long)device_type);
   else if (!(device_type & (CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU)))
-    err = CL_DEVICE_NOT_FOUND;
+    err = KILN_FAIL(CL_DEVICE_NOT_FOUND, "device_type 0x%llx: Kiln's one device is a CPU (CL_DEVICE_TYPE_CPU)",
+                    (unsigned long long)device_type);
   if (err != CL_SUCCESS) {
     if (errcode_ret) *errcode_ret = err;
     return NULL;
@@ -139,7 +146,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
   switch (param_name) {
   case CL_CONTEXT_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&context->obj.api_refs));
@@ -150,7 +160,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_
   case CL_CONTEXT_PROPERTIES:
     KILN_INFO_ARRAY(context->properties, context->properties_count * sizeof(cl_context_properties));
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetContextInfo knows", (unsigned)param_name);
   }
 }
 
@@ -158,10 +168,13 @@ CL_API_ENTRY cl_int CL_API_CALL clSetContextDestructorCallback(cl_context contex
                                                                void(CL_CALLBACK *pfn_notify)(cl_context, void *),
                                                                void *user_data) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
-  if (!pfn_notify) return CL_INVALID_VALUE;
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
+  if (!pfn_notify) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify");
   struct kiln_context_destructor *d = malloc(sizeof *d);
-  if (!d) return CL_OUT_OF_HOST_MEMORY;
+  if (!d) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!d");
   d->notify = pfn_notify;
   d->user_data = user_data;
   pthread_mutex_lock(&context->lock);

@@ -2,6 +2,7 @@
  * and versioning (platform), and the kernel-language extensions the compiler and the
  * builtin library implement (the compiler enables the same set: clang_flags.h). */
 #include "runtime/core_extensions.h"
+#include "runtime/debug_err.h"
 
 #include "device/cpu/compiler/compiler.h" /* KILN_SUB_GROUP_SIZE */
 #include "runtime/extension.h"
@@ -80,7 +81,8 @@ static cl_int required_subgroup_size_info(cl_device_id device, cl_device_info pa
                                           void *param_value, size_t *param_value_size_ret) {
   (void)device;
   static const size_t sizes[] = {KILN_SUB_GROUP_SIZE};
-  if (param_name != CL_DEVICE_SUB_GROUP_SIZES_INTEL) return CL_INVALID_VALUE;
+  if (param_name != CL_DEVICE_SUB_GROUP_SIZES_INTEL)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "param_name != CL_DEVICE_SUB_GROUP_SIZES_INTEL");
   KILN_INFO_ARRAY(sizes, sizeof sizes);
 }
 
@@ -103,7 +105,7 @@ static cl_int integer_dot_product_info(cl_device_id device, cl_device_info param
   case CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR:
     KILN_INFO_ARRAY(&not_accelerated, sizeof not_accelerated);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query Kiln knows here", (unsigned)param_name);
   }
 }
 

@@ -1,6 +1,7 @@
 /* device.c: the single CPU device, clGetDeviceIDs, clCreateSubDevices and device retain/release.
  * clGetDeviceInfo lives in device_info.c. */
 #include "runtime/device.h"
+#include "runtime/debug_err.h"
 
 #include "device/cpu/topology.h"
 #include "runtime/platform.h"
@@ -52,10 +53,15 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_devic
   const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
                                CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
   /* NULL selects our platform, as in clGetPlatformInfo. */
-  if (platform && !kiln_object_is_valid(platform, KILN_OBJECT_PLATFORM)) return CL_INVALID_PLATFORM;
+  if (platform && !kiln_object_is_valid(platform, KILN_OBJECT_PLATFORM))
+    return KILN_FAIL(CL_INVALID_PLATFORM, "rejected since (%s)",
+                     "platform && !kiln_object_is_valid(platform, KILN_OBJECT_PLATFORM)");
   if (device_type == 0 || (device_type != CL_DEVICE_TYPE_ALL && (device_type & ~known)))
-    return CL_INVALID_DEVICE_TYPE;
-  if ((num_entries == 0 && devices) || (!devices && !num_devices)) return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_DEVICE_TYPE, "rejected since (%s)",
+                     "device_type == 0 || (device_type != CL_DEVICE_TYPE_ALL && (device_type & ~known))");
+  if ((num_entries == 0 && devices) || (!devices && !num_devices))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "(num_entries == 0 && devices) || (!devices && !num_devices)");
   if (!(device_type & (CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU))) {
     if (num_devices) *num_devices = 0;
     return CL_DEVICE_NOT_FOUND;
@@ -73,7 +79,10 @@ CL_API_ENTRY cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
                                                    cl_uint *num_devices_ret) {
   KILN_API_CALL;
   (void)properties, (void)num_devices, (void)out_devices, (void)num_devices_ret;
-  if (!kiln_device_is_valid(in_device)) return CL_INVALID_DEVICE;
+  if (!kiln_device_is_valid(in_device))
+    return KILN_FAIL(CL_INVALID_DEVICE,
+                     "in_device (%p) is not a valid cl_device_id (NULL, released, or another kind of object)",
+                     (const void *)(in_device));
   return CL_INVALID_VALUE;
 }
 

@@ -2,6 +2,7 @@
  * for what Kiln implements today (pipes; no device-side enqueue; sub-groups of one work-item);
  * unknown names go to the extension providers. */
 #include "runtime/device.h"
+#include "runtime/debug_err.h"
 
 #include "device/cpu/compiler/opencl_c_features.h"
 #include "device/cpu/device_enqueue.h"
@@ -93,14 +94,17 @@ static cl_int device_info_from_providers(cl_device_id device, cl_device_info par
     cl_int err = (*e)->device_info(device, param_name, param_value_size, param_value, param_value_size_ret);
     if (err != CL_INVALID_VALUE) return err;
   }
-  return CL_INVALID_VALUE;
+  return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a device query Kiln knows", (unsigned)param_name);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name,
                                                 size_t param_value_size, void *param_value,
                                                 size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_device_is_valid(device)) return CL_INVALID_DEVICE;
+  if (!kiln_device_is_valid(device))
+    return KILN_FAIL(CL_INVALID_DEVICE,
+                     "device (%p) is not a valid cl_device_id (NULL, released, or another kind of object)",
+                     (const void *)(device));
   const struct kiln_cpu_topology *topology = device->topology;
   switch (param_name) {
   /* Identity and versions. */

@@ -4,6 +4,7 @@
  * cl_command_queue of its own object type: every host enqueue and clFinish/clFlush refuse
  * it as "not a valid host command-queue"; retain, release and info take both kinds. */
 #include "runtime/context.h"
+#include "runtime/debug_err.h"
 #include "runtime/device.h"
 #include "runtime/queue.h"
 
@@ -100,11 +101,14 @@ cl_command_queue kiln_device_queue_object_create(cl_context context, cl_device_i
 CL_API_ENTRY cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device,
                                                                cl_command_queue command_queue) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
   bool in_context = false;
   for (cl_uint i = 0; kiln_device_is_valid(device) && i < context->num_devices; i++)
     in_context |= context->devices[i] == device;
-  if (!in_context) return CL_INVALID_DEVICE;
+  if (!in_context) return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!in_context");
   if (!kiln_object_is_valid(command_queue, KILN_OBJECT_DEVICE_QUEUE) || command_queue->context != context ||
       command_queue->device != device)
     return CL_INVALID_COMMAND_QUEUE;

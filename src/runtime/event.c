@@ -1,4 +1,5 @@
 #include "runtime/event.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/clock.h"
 #include "runtime/context.h"
@@ -50,7 +51,7 @@ static void event_destroy(struct kiln_object *object) {
 cl_event kiln_event_create(cl_context context, cl_command_queue queue, cl_command_type type, cl_int *errcode) {
   cl_event event = kiln_object_alloc(KILN_OBJECT_EVENT, sizeof(struct kiln_submission));
   if (!event) {
-    *errcode = CL_OUT_OF_HOST_MEMORY;
+    *errcode = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!event");
     return NULL;
   }
   kiln_object_init_internal(&event->obj, KILN_OBJECT_EVENT, event_destroy);
@@ -205,11 +206,15 @@ cl_int kiln_event_wait(cl_event event) {
 
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list) {
   KILN_API_CALL;
-  if (num_events == 0 || !event_list) return CL_INVALID_VALUE;
+  if (num_events == 0 || !event_list)
+    return KILN_FAIL(CL_INVALID_VALUE, "num_events is %u and event_list is %s: a non-empty list is required",
+                     num_events, event_list ? "not NULL" : "NULL");
   for (cl_uint i = 0; i < num_events; i++)
-    if (!kiln_event_is_valid(event_list[i])) return CL_INVALID_EVENT;
+    if (!kiln_event_is_valid(event_list[i]))
+      return KILN_FAIL(CL_INVALID_EVENT, "event_list[%u] (%p) is not a valid cl_event", i, (void *)event_list[i]);
   for (cl_uint i = 1; i < num_events; i++)
-    if (event_list[i]->context != event_list[0]->context) return CL_INVALID_CONTEXT;
+    if (event_list[i]->context != event_list[0]->context)
+      return KILN_FAIL(CL_INVALID_CONTEXT, "event_list[%u] belongs to another context than event_list[0]", i);
   /* Submission is eager, so the implicit flush of the events' queues has nothing to do. */
   cl_int result = CL_SUCCESS;
   for (cl_uint i = 0; i < num_events; i++) {
@@ -224,7 +229,9 @@ CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_eve
 CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size,
                                                void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_event_is_valid(event)) return CL_INVALID_EVENT;
+  if (!kiln_event_is_valid(event))
+    return KILN_FAIL(CL_INVALID_EVENT, "event (%p) is not a valid cl_event (NULL, released, or another kind of object)",
+                     (const void *)(event));
   switch (param_name) {
   case CL_EVENT_COMMAND_QUEUE:
     KILN_INFO_VALUE(cl_command_queue, event->queue);
@@ -238,7 +245,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info par
   case CL_EVENT_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&event->obj.api_refs));
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetEventInfo knows", (unsigned)param_name);
   }
 }
 
@@ -256,7 +263,9 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profi
                                                         size_t param_value_size, void *param_value,
                                                         size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_event_is_valid(event)) return CL_INVALID_EVENT;
+  if (!kiln_event_is_valid(event))
+    return KILN_FAIL(CL_INVALID_EVENT, "event (%p) is not a valid cl_event (NULL, released, or another kind of object)",
+                     (const void *)(event));
   cl_ulong value;
   switch (param_name) {
   case CL_PROFILING_COMMAND_QUEUED: value = event->time_queued; break;
@@ -264,8 +273,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profi
   case CL_PROFILING_COMMAND_START: value = event->time_start; break;
   case CL_PROFILING_COMMAND_END: value = event->time_end; break;
   case CL_PROFILING_COMMAND_COMPLETE: value = event->time_complete; break;
-  default: return CL_INVALID_VALUE;
+  default:
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetEventProfilingInfo knows",
+                     (unsigned)param_name);
   }
-  if (!event->profiling || atomic_load(&event->status) != CL_COMPLETE) return CL_PROFILING_INFO_NOT_AVAILABLE;
+  if (!event->profiling || atomic_load(&event->status) != CL_COMPLETE)
+    return KILN_FAIL(CL_PROFILING_INFO_NOT_AVAILABLE, "rejected since (%s)",
+                     "!event->profiling || atomic_load(&event->status) != CL_COMPLETE");
   return kiln_info_copy(param_value_size, param_value, param_value_size_ret, &value, sizeof value);
 }

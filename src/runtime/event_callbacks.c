@@ -1,6 +1,7 @@
 /* Event callbacks run on one dedicated thread, in the order they became due, never under
  * a runtime lock. The thread is started on first use and joined at unload. */
 #include "runtime/event.h"
+#include "runtime/debug_err.h"
 
 #include "device/cpu/worker_pool.h"
 
@@ -60,12 +61,14 @@ CL_API_ENTRY cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int comman
                                                    void (CL_CALLBACK *pfn_notify)(cl_event, cl_int, void *),
                                                    void *user_data) {
   KILN_API_CALL;
-  if (!kiln_event_is_valid(event)) return CL_INVALID_EVENT;
+  if (!kiln_event_is_valid(event))
+    return KILN_FAIL(CL_INVALID_EVENT, "event (%p) is not a valid cl_event (NULL, released, or another kind of object)",
+                     (const void *)(event));
   if (!pfn_notify || (command_exec_callback_type != CL_SUBMITTED && command_exec_callback_type != CL_RUNNING &&
                       command_exec_callback_type != CL_COMPLETE))
     return CL_INVALID_VALUE;
   struct kiln_event_callback *callback = calloc(1, sizeof *callback);
-  if (!callback) return CL_OUT_OF_HOST_MEMORY;
+  if (!callback) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!callback");
   callback->notify = pfn_notify;
   callback->user_data = user_data;
   callback->type = command_exec_callback_type;

@@ -5,6 +5,7 @@
  * CL_MEM_COPY_HOST_PTR the image keeps the given pitches, which CL_IMAGE_ROW_PITCH and
  * CL_IMAGE_SLICE_PITCH then report as the spec's image queries say. */
 #include "runtime/image_view.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"
@@ -41,8 +42,10 @@ static cl_int check_image(cl_context context, cl_mem_flags *flags, const cl_imag
     if ((err = kiln_image_view_parent(context, desc, parent)) != CL_SUCCESS) return err;
     if ((err = kiln_mem_inherit_flags((*parent)->flags, *flags, flags)) != CL_SUCCESS) return err;
   }
-  if (!format || !kiln_image_format_describe(format, &image->info)) return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
-  if (!desc) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (!format || !kiln_image_format_describe(format, &image->info))
+    return KILN_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "rejected since (%s)",
+                     "!format || !kiln_image_format_describe(format, &image->info)");
+  if (!desc) return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)", "!desc");
   image->format = *format;
   image->desc = *desc;
   if (*parent) {
@@ -54,7 +57,9 @@ static cl_int check_image(cl_context context, cl_mem_flags *flags, const cl_imag
   }
   if (err != CL_SUCCESS) return err;
   /* Beyond one allocation's limit, the image's dimensions are not valid on the device. */
-  if (image->layout.size > kiln_device_get()->max_mem_alloc_size) return CL_INVALID_IMAGE_SIZE;
+  if (image->layout.size > kiln_device_get()->max_mem_alloc_size)
+    return KILN_FAIL(CL_INVALID_IMAGE_SIZE, "rejected since (%s)",
+                     "image->layout.size > kiln_device_get()->max_mem_alloc_size");
   if ((err = kiln_mem_check_host_ptr(given, host_ptr)) != CL_SUCCESS) return err;
   /* The formats listed for the image's type and kernel access. */
   size_t count;
@@ -69,14 +74,16 @@ static cl_int check_image(cl_context context, cl_mem_flags *flags, const cl_imag
 static cl_mem create_image(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags,
                            const cl_image_format *format, const cl_image_desc *desc, void *host_ptr, cl_int *err) {
   if (!kiln_context_is_valid(context)) {
-    *err = CL_INVALID_CONTEXT;
+    *err = KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
     return NULL;
   }
   size_t properties_count;
   if ((*err = kiln_mem_check_properties(properties, &properties_count)) != CL_SUCCESS) return NULL;
   struct kiln_image *image = calloc(1, sizeof *image);
   if (!image) {
-    *err = CL_OUT_OF_HOST_MEMORY;
+    *err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!image");
     return NULL;
   }
   cl_mem parent;

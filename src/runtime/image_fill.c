@@ -3,6 +3,7 @@
  * command then repeats over the region. kiln_image_fill takes a sink, so command buffers
  * record it too. */
 #include "runtime/image.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/image_region.h"
 #include "runtime/image_texel.h"
@@ -46,7 +47,7 @@ cl_int kiln_image_fill(const struct kiln_command_sink *sink, cl_mem image, const
   cl_int err = kiln_mem_check_queue_image(sink->queue, image);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(image);
   if (err != CL_SUCCESS) return err;
-  if (!fill_color) return CL_INVALID_VALUE;
+  if (!fill_color) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!fill_color");
   const struct kiln_image *im = image->image;
   if ((err = kiln_image_region_check(image->type, &im->layout, origin, region)) != CL_SUCCESS) return err;
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_FILL_IMAGE)) != CL_SUCCESS) return err;
@@ -66,7 +67,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue queue, cl_me
                                                    const size_t *origin, const size_t *region, cl_uint num_events,
                                                    const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_image_fill(&sink, image, fill_color, origin, region);
 }

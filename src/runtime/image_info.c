@@ -1,6 +1,7 @@
 /* image_info.c: clGetImageInfo and clGetSupportedImageFormats. The memory-object queries
  * of an image (clGetMemObjectInfo) are mem_object.c's, as for any memory object. */
 #include "runtime/image.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/info.h"
@@ -16,7 +17,8 @@ static bool has_height(cl_mem_object_type type) {
 CL_API_ENTRY cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size,
                                                void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_mem_is_image(image)) return CL_INVALID_MEM_OBJECT;
+  if (!kiln_mem_is_image(image))
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)", "!kiln_mem_is_image(image)");
   const struct kiln_image *im = image->image;
   cl_mem_object_type type = image->type;
   switch (param_name) {
@@ -42,7 +44,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param
   case CL_IMAGE_NUM_SAMPLES:
     KILN_INFO_VALUE(cl_uint, 0);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetImageInfo knows", (unsigned)param_name);
   }
 }
 
@@ -64,10 +66,17 @@ CL_API_ENTRY cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, c
                                                            cl_mem_object_type image_type, cl_uint num_entries,
                                                            cl_image_format *image_formats, cl_uint *num_image_formats) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
-  if (kiln_mem_check_flags(flags, CL_MEM_KERNEL_READ_AND_WRITE) != CL_SUCCESS) return CL_INVALID_VALUE;
-  if (!image_type_is_valid(image_type)) return CL_INVALID_VALUE;
-  if (num_entries == 0 && image_formats) return CL_INVALID_VALUE;
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
+  if (kiln_mem_check_flags(flags, CL_MEM_KERNEL_READ_AND_WRITE) != CL_SUCCESS)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "kiln_mem_check_flags(flags, CL_MEM_KERNEL_READ_AND_WRITE) != CL_SUCCESS");
+  if (!image_type_is_valid(image_type))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!image_type_is_valid(image_type)");
+  if (num_entries == 0 && image_formats)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "num_entries == 0 && image_formats");
   size_t count;
   const cl_image_format *formats = kiln_image_formats_supported(image_type, flags, &count);
   if (image_formats)

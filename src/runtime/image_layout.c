@@ -1,5 +1,6 @@
 /* image_layout.c: see image_layout.h. */
 #include "runtime/image_layout.h"
+#include "runtime/debug_err.h"
 
 #include <stdint.h>
 
@@ -55,15 +56,21 @@ cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, en
   if (type != CL_MEM_OBJECT_IMAGE1D && type != CL_MEM_OBJECT_IMAGE1D_BUFFER && type != CL_MEM_OBJECT_IMAGE1D_ARRAY &&
       type != CL_MEM_OBJECT_IMAGE2D && type != CL_MEM_OBJECT_IMAGE2D_ARRAY && type != CL_MEM_OBJECT_IMAGE3D)
     return CL_INVALID_IMAGE_DESCRIPTOR;
-  if (desc->num_mip_levels != 0 || desc->num_samples != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (desc->num_mip_levels != 0 || desc->num_samples != 0)
+    return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)",
+                     "desc->num_mip_levels != 0 || desc->num_samples != 0");
   /* A 1D buffer image needs a buffer; any type may have one (cl_ext_image_from_buffer). */
   bool over_buffer = storage == KILN_IMAGE_OVER_BUFFER;
-  if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER && !over_buffer) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER && !over_buffer)
+    return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)",
+                     "type == CL_MEM_OBJECT_IMAGE1D_BUFFER && !over_buffer");
   cl_int err = check_dimensions(desc, limits, layout);
   if (err != CL_SUCCESS) return err;
 
   size_t tight_row;
-  if (__builtin_mul_overflow(layout->width, element_size, &tight_row)) return CL_INVALID_IMAGE_SIZE;
+  if (__builtin_mul_overflow(layout->width, element_size, &tight_row))
+    return KILN_FAIL(CL_INVALID_IMAGE_SIZE, "rejected since (%s)",
+                     "__builtin_mul_overflow(layout->width, element_size, &tight_row)");
   /* Pitches may be given only with a host pointer or over a buffer (a 1D image buffer has
    * one row, whose pitch, which the CTS passes, must still hold the row). Over a buffer, a
    * pitch off the alignment clGetImageRequirementsInfoEXT reports (whole elements) is
@@ -72,22 +79,34 @@ cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, en
   size_t pitch_alignment = limits->pitch_alignment * element_size;
   bool pitches_allowed = storage == KILN_IMAGE_HOST_POINTER || over_buffer;
   size_t row_pitch = desc->image_row_pitch;
-  if (row_pitch && !pitches_allowed) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (row_pitch && !pitches_allowed)
+    return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)", "row_pitch && !pitches_allowed");
   bool has_rows = type != CL_MEM_OBJECT_IMAGE1D && type != CL_MEM_OBJECT_IMAGE1D_BUFFER; /* one row: no alignment */
-  if (over_buffer && has_rows && row_pitch % pitch_alignment != 0) return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+  if (over_buffer && has_rows && row_pitch % pitch_alignment != 0)
+    return KILN_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "rejected since (%s)",
+                     "over_buffer && has_rows && row_pitch % pitch_alignment != 0");
   if (row_pitch == 0) row_pitch = tight_row;
-  if (row_pitch < tight_row || row_pitch % element_size != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (row_pitch < tight_row || row_pitch % element_size != 0)
+    return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)",
+                     "row_pitch < tight_row || row_pitch % element_size != 0");
 
   size_t tight_slice = row_pitch;
   if (type != CL_MEM_OBJECT_IMAGE1D_ARRAY && __builtin_mul_overflow(row_pitch, layout->height, &tight_slice))
-    return CL_INVALID_IMAGE_SIZE;
+    return KILN_FAIL(
+        CL_INVALID_IMAGE_SIZE, "rejected since (%s)",
+        "type != CL_MEM_OBJECT_IMAGE1D_ARRAY && __builtin_mul_overflow(row_pitch, layout->height, &tight_slice)");
   size_t slice_pitch = desc->image_slice_pitch;
   /* "Must be zero if host_ptr is NULL", whatever the type, except over a buffer. */
-  if (slice_pitch && !pitches_allowed) return CL_INVALID_IMAGE_DESCRIPTOR;
-  if (over_buffer && slice_pitch % pitch_alignment != 0) return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+  if (slice_pitch && !pitches_allowed)
+    return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)", "slice_pitch && !pitches_allowed");
+  if (over_buffer && slice_pitch % pitch_alignment != 0)
+    return KILN_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "rejected since (%s)",
+                     "over_buffer && slice_pitch % pitch_alignment != 0");
   if (has_slices(type)) {
     if (slice_pitch == 0) slice_pitch = tight_slice;
-    if (slice_pitch < tight_slice || slice_pitch % row_pitch != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
+    if (slice_pitch < tight_slice || slice_pitch % row_pitch != 0)
+      return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)",
+                       "slice_pitch < tight_slice || slice_pitch % row_pitch != 0");
   } else {
     slice_pitch = tight_slice; /* unused by the type: one slice */
   }
@@ -100,6 +119,8 @@ cl_int kiln_image_layout_make(const cl_image_desc *desc, size_t element_size, en
     layout->size = tight_row;
     return CL_SUCCESS;
   }
-  if (__builtin_mul_overflow(slice_pitch, slices, &layout->size)) return CL_INVALID_IMAGE_SIZE;
+  if (__builtin_mul_overflow(slice_pitch, slices, &layout->size))
+    return KILN_FAIL(CL_INVALID_IMAGE_SIZE, "rejected since (%s)",
+                     "__builtin_mul_overflow(slice_pitch, slices, &layout->size)");
   return CL_SUCCESS;
 }

@@ -3,6 +3,7 @@
  * clEnqueueUnmapMemObject (mem_map.c) unmaps it. Write mappings of one image may not
  * share an element (the mapped boxes are compared). */
 #include "runtime/image.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/image_region.h"
 
@@ -14,13 +15,18 @@ static bool has_slices(cl_mem_object_type type) {
 
 static cl_int check_map(cl_command_queue queue, cl_mem image, cl_map_flags map_flags, const size_t *origin,
                         const size_t *region, size_t *row_pitch, size_t *slice_pitch) {
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   cl_int err = kiln_mem_check_queue_image(queue, image);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(image);
   if (err != CL_SUCCESS) return err;
   if ((err = kiln_image_region_check(image->type, &image->image->layout, origin, region)) != CL_SUCCESS) return err;
-  if (!kiln_mem_map_flags_ok(map_flags) || !row_pitch) return CL_INVALID_VALUE;
-  if (has_slices(image->type) && !slice_pitch) return CL_INVALID_VALUE;
+  if (!kiln_mem_map_flags_ok(map_flags) || !row_pitch)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_mem_map_flags_ok(map_flags) || !row_pitch");
+  if (has_slices(image->type) && !slice_pitch)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "has_slices(image->type) && !slice_pitch");
   return kiln_mem_map_access_ok(image, map_flags) ? CL_SUCCESS : CL_INVALID_OPERATION;
 }
 
@@ -33,7 +39,7 @@ static void *map_image(cl_command_queue queue, cl_mem image, cl_bool blocking, c
   const struct kiln_image *im = image->image;
   struct kiln_mem_mapping *mapping = malloc(sizeof *mapping);
   if (!mapping) {
-    *err = CL_OUT_OF_HOST_MEMORY;
+    *err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!mapping");
     return NULL;
   }
   size_t offset = kiln_image_region_offset(image->type, &im->layout, im->info.element_size, origin);

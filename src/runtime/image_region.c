@@ -1,5 +1,6 @@
 /* image_region.c: see image_region.h. */
 #include "runtime/image_region.h"
+#include "runtime/debug_err.h"
 
 /* How many origin/region coordinates the type uses: 1D and 1D buffer 1, 1D array and 2D
  * 2, 2D array and 3D 3. */
@@ -25,18 +26,21 @@ static void extent_of(cl_mem_object_type type, const struct kiln_image_layout *l
 
 cl_int kiln_image_region_check(cl_mem_object_type type, const struct kiln_image_layout *layout, const size_t *origin,
                                const size_t *region) {
-  if (!origin || !region) return CL_INVALID_VALUE;
+  if (!origin || !region) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!origin || !region");
   unsigned used = used_coordinates(type);
   size_t extent[3];
   extent_of(type, layout, extent);
   for (unsigned d = 0; d < 3; d++) {
-    if (region[d] == 0) return CL_INVALID_VALUE;
+    if (region[d] == 0) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "region[d] == 0");
     if (d >= used) {
-      if (origin[d] != 0 || region[d] != 1) return CL_INVALID_VALUE;
+      if (origin[d] != 0 || region[d] != 1)
+        return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "origin[d] != 0 || region[d] != 1");
       continue;
     }
     /* origin + region <= extent, without overflowing. */
-    if (origin[d] > extent[d] || region[d] > extent[d] - origin[d]) return CL_INVALID_VALUE;
+    if (origin[d] > extent[d] || region[d] > extent[d] - origin[d])
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "origin[d] > extent[d] || region[d] > extent[d] - origin[d]");
   }
   return CL_SUCCESS;
 }
@@ -63,13 +67,15 @@ cl_int kiln_image_host_pitches(cl_mem_object_type type, size_t element_size, con
                                size_t slice_pitch, size_t *row_out, size_t *slice_out) {
   struct kiln_image_span span = kiln_image_region_span(type, element_size, region);
   if (row_pitch == 0) row_pitch = span.row_bytes;
-  if (row_pitch < span.row_bytes) return CL_INVALID_VALUE;
+  if (row_pitch < span.row_bytes)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "row_pitch < span.row_bytes");
   bool sliced =
       type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D;
-  if (!sliced && slice_pitch != 0) return CL_INVALID_VALUE;
+  if (!sliced && slice_pitch != 0)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!sliced && slice_pitch != 0");
   size_t tight_slice = row_pitch * span.rows;
   if (slice_pitch == 0) slice_pitch = tight_slice;
-  if (slice_pitch < tight_slice) return CL_INVALID_VALUE;
+  if (slice_pitch < tight_slice) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "slice_pitch < tight_slice");
   *row_out = row_pitch;
   *slice_out = slice_pitch;
   return CL_SUCCESS;

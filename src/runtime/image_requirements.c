@@ -5,6 +5,7 @@
  * the device's CL_DEVICE_IMAGE_PITCH_ALIGNMENT and CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT
  * (1 element each) in bytes; the size and limits are those of image_layout.c. */
 #include "runtime/core_extensions.h"
+#include "runtime/debug_err.h"
 #include "runtime/context.h"
 #include "runtime/extension.h"
 #include "runtime/image_layout.h"
@@ -61,9 +62,12 @@ static bool is_dimension_query(cl_image_requirements_info_ext name) {
  * cannot hold a row: CL_INVALID_IMAGE_DESCRIPTOR). */
 static cl_int check_dimension_desc(const cl_image_desc *desc, cl_image_requirements_info_ext name, size_t element,
                                    const struct kiln_image_limits *limits) {
-  if (desc->num_mip_levels != 0 || desc->num_samples != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (desc->num_mip_levels != 0 || desc->num_samples != 0)
+    return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)",
+                     "desc->num_mip_levels != 0 || desc->num_samples != 0");
   if (desc->image_type == 0) return CL_SUCCESS;
-  if (!is_image_type(desc->image_type)) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (!is_image_type(desc->image_type))
+    return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)", "!is_image_type(desc->image_type)");
   cl_image_desc any = *desc;
   if (name == CL_IMAGE_REQUIREMENTS_MAX_WIDTH_EXT || any.image_width == 0) any.image_width = 1;
   if (name == CL_IMAGE_REQUIREMENTS_MAX_HEIGHT_EXT || any.image_height == 0) any.image_height = 1;
@@ -113,14 +117,19 @@ static cl_int requirements_info(cl_context context, const cl_mem_properties *pro
                                 const cl_image_format *image_format, const cl_image_desc *image_desc,
                                 cl_image_requirements_info_ext param_name, size_t param_value_size,
                                 void *param_value, size_t *param_value_size_ret) {
-  if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
   size_t properties_count;
   cl_int err = kiln_mem_check_properties(properties, &properties_count);
   if (err != CL_SUCCESS) return err;
   /* The spec lets the query be specialized for CL_MEM_KERNEL_READ_AND_WRITE images. */
   if ((err = kiln_mem_check_flags(flags, CL_MEM_KERNEL_READ_AND_WRITE)) != CL_SUCCESS) return err;
   struct kiln_image_format_info info;
-  if (image_format && !kiln_image_format_describe(image_format, &info)) return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+  if (image_format && !kiln_image_format_describe(image_format, &info))
+    return KILN_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "rejected since (%s)",
+                     "image_format && !kiln_image_format_describe(image_format, &info)");
   const struct kiln_image_limits *limits = kiln_image_device_limits();
   /* Without a format, a descriptor is checked for 1-byte elements (the pitches any format
    * might need) and alignments are given for the largest element. */
@@ -140,18 +149,21 @@ static cl_int requirements_info(cl_context context, const cl_mem_properties *pro
   case CL_IMAGE_REQUIREMENTS_BASE_ADDRESS_ALIGNMENT_EXT:
     KILN_INFO_VALUE(size_t, limits->base_address_alignment * element);
   case CL_IMAGE_REQUIREMENTS_SIZE_EXT:
-    if (!image_format || !image_desc) return CL_INVALID_VALUE;
+    if (!image_format || !image_desc)
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!image_format || !image_desc");
     KILN_INFO_VALUE(size_t, layout.size);
   case CL_IMAGE_REQUIREMENTS_MAX_WIDTH_EXT:
   case CL_IMAGE_REQUIREMENTS_MAX_HEIGHT_EXT:
   case CL_IMAGE_REQUIREMENTS_MAX_DEPTH_EXT:
   case CL_IMAGE_REQUIREMENTS_MAX_ARRAY_SIZE_EXT: {
     size_t max = dimension_max(param_name, image_desc, checked_element, limits);
-    if (max == 0) return CL_INVALID_IMAGE_DESCRIPTOR; /* the type has no such dimension */
+    if (max == 0)
+      return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)",
+                       "max == 0"); /* the type has no such dimension */
     KILN_INFO_VALUE(cl_uint, (cl_uint)smaller(max, UINT32_MAX));
   }
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query Kiln knows here", (unsigned)param_name);
   }
 }
 

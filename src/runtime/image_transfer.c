@@ -5,6 +5,7 @@
  * tightly); the copy happens when the command runs. The copy commands take a sink, so
  * command buffers record them (kiln_image_copy* in image.h). */
 #include "runtime/image.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/image_region.h"
 
@@ -52,7 +53,10 @@ static struct region_copy region_copy_make(struct side dst, struct side src, siz
 static cl_int enqueue_host_image(cl_command_queue queue, cl_mem image, bool is_read, cl_bool blocking,
                                  const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch,
                                  void *ptr, cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   cl_int err = kiln_mem_check_queue_image(queue, image);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(image);
   if (err != CL_SUCCESS) return err;
@@ -62,8 +66,10 @@ static cl_int enqueue_host_image(cl_command_queue queue, cl_mem image, bool is_r
   err = kiln_image_host_pitches(image->type, im->info.element_size, region, row_pitch, slice_pitch, &host_row,
                                 &host_slice);
   if (err != CL_SUCCESS) return err;
-  if (!ptr) return CL_INVALID_VALUE;
-  if (is_read ? !kiln_mem_host_can_read(image) : !kiln_mem_host_can_write(image)) return CL_INVALID_OPERATION;
+  if (!ptr) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!ptr");
+  if (is_read ? !kiln_mem_host_can_read(image) : !kiln_mem_host_can_write(image))
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "is_read ? !kiln_mem_host_can_read(image) : !kiln_mem_host_can_write(image)");
   cl_command_type type = is_read ? CL_COMMAND_READ_IMAGE : CL_COMMAND_WRITE_IMAGE;
   if ((err = kiln_command_check_enqueue(queue, type, num_events, wait_list, event)) != CL_SUCCESS) return err;
   struct side host = pitched_side(ptr, image->type, host_row, host_slice);
@@ -97,7 +103,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue queue, cl_m
 /* CL_INVALID_MEM_OBJECT unless `image` is an image and `other_ok` (the other object is of
  * its kind), then CL_INVALID_CONTEXT unless both are of the queue's context. */
 static cl_int check_objects(cl_command_queue queue, cl_mem image, cl_mem other, bool other_ok) {
-  if (!kiln_mem_is_image(image) || !other_ok) return CL_INVALID_MEM_OBJECT;
+  if (!kiln_mem_is_image(image) || !other_ok)
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)", "!kiln_mem_is_image(image) || !other_ok");
   cl_context context = kiln_queue_context(queue);
   return image->context == context && other->context == context ? CL_SUCCESS : CL_INVALID_CONTEXT;
 }
@@ -119,12 +126,16 @@ cl_int kiln_image_copy(const struct kiln_command_sink *sink, cl_mem src, cl_mem 
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(src);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(dst);
   if (err != CL_SUCCESS) return err;
-  if (!same_format(&src->image->format, &dst->image->format)) return CL_IMAGE_FORMAT_MISMATCH;
+  if (!same_format(&src->image->format, &dst->image->format))
+    return KILN_FAIL(CL_IMAGE_FORMAT_MISMATCH, "rejected since (%s)",
+                     "!same_format(&src->image->format, &dst->image->format)");
   if ((err = kiln_image_region_check(src->type, &src->image->layout, src_origin, region)) != CL_SUCCESS ||
       (err = kiln_image_region_check(dst->type, &dst->image->layout, dst_origin, region)) != CL_SUCCESS)
     return err;
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_COPY_IMAGE)) != CL_SUCCESS) return err;
-  if (src == dst && boxes_overlap(src_origin, dst_origin, region)) return CL_MEM_COPY_OVERLAP;
+  if (src == dst && boxes_overlap(src_origin, dst_origin, region))
+    return KILN_FAIL(CL_MEM_COPY_OVERLAP, "rejected since (%s)",
+                     "src == dst && boxes_overlap(src_origin, dst_origin, region)");
   struct region_copy p =
       region_copy_make(image_side(dst, dst_origin), image_side(src, src_origin), src->image->info.element_size, region);
   return kiln_mem_submit(sink, CL_COMMAND_COPY_IMAGE, run_region_copy, &p, sizeof p, src, dst, CL_FALSE);
@@ -135,7 +146,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue queue, cl_me
                                                    const size_t *region, cl_uint num_events, const cl_event *wait_list,
                                                    cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_image_copy(&sink, src, dst, src_origin, dst_origin, region);
 }
@@ -151,14 +165,16 @@ static cl_int check_image_buffer(const struct kiln_command_sink *sink, cl_mem im
   cl_int err = check_objects(sink->queue, image, buffer, kiln_mem_is_buffer(buffer));
   if (err != CL_SUCCESS) return err;
   if (image->type == CL_MEM_OBJECT_IMAGE1D_BUFFER && image->image->desc.mem_object == buffer)
-    return CL_INVALID_MEM_OBJECT;
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)",
+                     "image->type == CL_MEM_OBJECT_IMAGE1D_BUFFER && image->image->desc.mem_object == buffer");
   if ((err = kiln_mem_check_host_transfer(image)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_host_transfer(buffer)) != CL_SUCCESS) return err;
   const struct kiln_image *im = image->image;
   if ((err = kiln_image_region_check(image->type, &im->layout, origin, region)) != CL_SUCCESS) return err;
   /* Within the image's extent, so no product overflows. */
   size_t bytes = region[0] * region[1] * region[2] * im->info.element_size;
-  if (!kiln_mem_range_ok(buffer, buffer_offset, bytes)) return CL_INVALID_VALUE;
+  if (!kiln_mem_range_ok(buffer, buffer_offset, bytes))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_mem_range_ok(buffer, buffer_offset, bytes)");
   size_t row, slice;
   kiln_image_host_pitches(image->type, im->info.element_size, region, 0, 0, &row, &slice);
   *buffer_side = pitched_side(buffer->storage + buffer_offset, image->type, row, slice);
@@ -196,7 +212,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue queu
                                                            size_t dst_offset, cl_uint num_events,
                                                            const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_image_copy_to_buffer(&sink, src, dst, src_origin, region, dst_offset);
 }
@@ -206,7 +225,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue queu
                                                            const size_t *region, cl_uint num_events,
                                                            const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_image_copy_from_buffer(&sink, src, dst, src_offset, dst_origin, region);
 }

@@ -1,17 +1,20 @@
 /* image_view.c: see image_view.h. The view shares the parent's storage; image_create.c
  * holds the parent and inherits its flags (kiln_mem_inherit_flags). */
 #include "runtime/image_view.h"
+#include "runtime/debug_err.h"
 
 #include <stdint.h>
 
 cl_int kiln_image_view_parent(cl_context context, const cl_image_desc *desc, cl_mem *parent) {
   cl_mem mem = desc->mem_object;
-  if (!kiln_mem_is_valid(mem) || mem->context != context) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (!kiln_mem_is_valid(mem) || mem->context != context)
+    return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)",
+                     "!kiln_mem_is_valid(mem) || mem->context != context");
   /* Any type over a buffer (cl_ext_image_from_buffer; kiln_image_layout_make checks the
    * type itself), a 2D image over a 2D image. */
   bool ok = mem->type == CL_MEM_OBJECT_BUFFER ||
             (desc->image_type == CL_MEM_OBJECT_IMAGE2D && mem->type == CL_MEM_OBJECT_IMAGE2D);
-  if (!ok) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (!ok) return KILN_FAIL(CL_INVALID_IMAGE_DESCRIPTOR, "rejected since (%s)", "!ok");
   *parent = mem;
   return CL_SUCCESS;
 }
@@ -21,12 +24,14 @@ static cl_int buffer_view_layout(cl_mem buffer, const cl_image_desc *desc, const
   const struct kiln_image_limits *limits = kiln_image_device_limits();
   cl_int err = kiln_image_layout_make(desc, info->element_size, KILN_IMAGE_OVER_BUFFER, limits, layout);
   if (err != CL_SUCCESS) return err;
-  if (layout->size > buffer->size) return CL_INVALID_IMAGE_SIZE;
+  if (layout->size > buffer->size)
+    return KILN_FAIL(CL_INVALID_IMAGE_SIZE, "rejected since (%s)", "layout->size > buffer->size");
   /* The spec asks it of images over a buffer that uses a host pointer; Kiln's own
    * allocations and sub-buffer origins are aligned further. */
   size_t base_alignment = limits->base_address_alignment * info->element_size;
   if ((buffer->flags & CL_MEM_USE_HOST_PTR) && (uintptr_t)buffer->storage % base_alignment != 0)
-    return CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+    return KILN_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "rejected since (%s)",
+                     "(buffer->flags & CL_MEM_USE_HOST_PTR) && (uintptr_t)buffer->storage % base_alignment != 0");
   return CL_SUCCESS;
 }
 

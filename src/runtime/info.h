@@ -5,12 +5,16 @@
 #include <CL/cl.h>
 #include <string.h>
 
+#include "runtime/debug_err.h"
+
 /* Copies `size` bytes of `value` to the caller following the clGet*Info contract:
  * CL_INVALID_VALUE when param_value is given but smaller than the value. */
 static inline cl_int kiln_info_copy(size_t param_value_size, void *param_value, size_t *param_value_size_ret,
                                     const void *value, size_t size) {
   if (param_value) {
-    if (param_value_size < size) return CL_INVALID_VALUE;
+    if (param_value_size < size)
+      return KILN_FAIL(CL_INVALID_VALUE, "param_value_size %zu is smaller than the value (%zu bytes)", param_value_size,
+                       size);
     if (size) memcpy(param_value, value, size);
   }
   if (param_value_size_ret) *param_value_size_ret = size;

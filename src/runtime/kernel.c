@@ -1,5 +1,6 @@
 /* kernel.c: creating, cloning, retaining and releasing kernel objects. */
 #include "runtime/kernel.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/image.h"
 
@@ -41,7 +42,7 @@ static cl_kernel kernel_new(cl_program program, size_t index, cl_int *errcode) {
   if (*errcode != CL_SUCCESS) return NULL;
   cl_kernel kernel = kiln_object_alloc(KILN_OBJECT_KERNEL, sizeof *kernel);
   if (!kernel) {
-    *errcode = CL_OUT_OF_HOST_MEMORY;
+    *errcode = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!kernel");
     return NULL;
   }
   size_t block = desc->args_block_size ? desc->args_block_size : 1;
@@ -79,20 +80,27 @@ static cl_kernel fail(cl_int *errcode_ret, cl_int err) {
 
 CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program)) return fail(errcode_ret, CL_INVALID_PROGRAM);
+  if (!kiln_program_is_valid(program))
+    return fail(errcode_ret,
+                KILN_FAIL(CL_INVALID_PROGRAM,
+                          "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                          (const void *)(program)));
   cl_int err = CL_SUCCESS;
   cl_kernel kernel = NULL;
   pthread_mutex_lock(&program->lock);
   if (!kiln_program_has_executable_locked(program) || program->busy) {
-    err = CL_INVALID_PROGRAM_EXECUTABLE;
+    err = KILN_FAIL(CL_INVALID_PROGRAM_EXECUTABLE, "rejected since (%s)",
+                    "!kiln_program_has_executable_locked(program) || program->busy");
   } else if (!kernel_name) {
-    err = CL_INVALID_VALUE;
+    err = KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kernel_name");
   } else {
     size_t count = kiln_module_kernel_count(program->module), index = 0;
     while (index < count && (kiln_module_kernel(program->module, index)->is_block ||
                              strcmp(kiln_module_kernel(program->module, index)->name, kernel_name) != 0))
       index++;
-    if (index == count) err = CL_INVALID_KERNEL_NAME;
+    if (index == count)
+      err = KILN_FAIL(CL_INVALID_KERNEL_NAME, "program %p has no kernel named \"%s\" (its kernels: %s)",
+                      (void *)program, kernel_name, program->kernel_names ? program->kernel_names : "none");
     else kernel = kernel_new(program, index, &err);
   }
   pthread_mutex_unlock(&program->lock);
@@ -103,13 +111,17 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char
 CL_API_ENTRY cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels,
                                                          cl_uint *num_kernels_ret) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
   cl_int err = CL_SUCCESS;
   size_t created = 0;
   pthread_mutex_lock(&program->lock);
   size_t count = 0;
   if (!kiln_program_has_executable_locked(program) || program->busy) {
-    err = CL_INVALID_PROGRAM_EXECUTABLE;
+    err = KILN_FAIL(CL_INVALID_PROGRAM_EXECUTABLE, "rejected since (%s)",
+                    "!kiln_program_has_executable_locked(program) || program->busy");
   } else {
     count = kiln_program_api_kernel_count(program->module);
     if (kernels && num_kernels < count) err = CL_INVALID_VALUE;
@@ -131,7 +143,11 @@ CL_API_ENTRY cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_
 
 CL_API_ENTRY cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(source_kernel)) return fail(errcode_ret, CL_INVALID_KERNEL);
+  if (!kiln_kernel_is_valid(source_kernel))
+    return fail(errcode_ret,
+                KILN_FAIL(CL_INVALID_KERNEL,
+                          "source_kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                          (const void *)(source_kernel)));
   cl_program program = source_kernel->program;
   cl_int err;
   pthread_mutex_lock(&program->lock);

@@ -3,6 +3,7 @@
  * names; extensions accept theirs through a handler table), and the layout of local memory
  * for a launch. */
 #include "runtime/kernel.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/extension.h"
 #include "runtime/image.h"
@@ -12,34 +13,46 @@
 
 static cl_int set_mem_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc *arg, struct kiln_kernel_arg_value *v,
                           size_t arg_size, const void *arg_value) {
-  if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+  if (arg_size != sizeof(cl_mem))
+    return KILN_FAIL(CL_INVALID_ARG_SIZE, "the argument is a buffer (%s): arg_size %zu is not sizeof(cl_mem) (%zu)",
+                     arg->type_name, arg_size, sizeof(cl_mem));
   cl_mem mem = NULL;
   if (arg_value) memcpy(&mem, arg_value, sizeof mem);
-  if (mem && (!kiln_mem_is_buffer(mem) || mem->context != kernel->context)) return CL_INVALID_MEM_OBJECT;
+  if (mem && !kiln_mem_is_buffer(mem))
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "the argument is a buffer (%s): *arg_value (%p) is not a valid buffer",
+                     arg->type_name, (void *)mem);
+  if (mem && mem->context != kernel->context)
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "the buffer given belongs to another context than the kernel");
   v->mem = mem;
-  (void)arg;
   return CL_SUCCESS;
 }
 
 /* A pipe argument: a pipe of the kernel's context (there is no NULL pipe). */
 static cl_int set_pipe_arg(cl_kernel kernel, struct kiln_kernel_arg_value *v, size_t arg_size, const void *arg_value) {
-  if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
-  if (!arg_value) return CL_INVALID_ARG_VALUE;
+  if (arg_size != sizeof(cl_mem))
+    return KILN_FAIL(CL_INVALID_ARG_SIZE, "the argument is a pipe: arg_size %zu is not sizeof(cl_mem) (%zu)", arg_size,
+                     sizeof(cl_mem));
+  if (!arg_value) return KILN_FAIL(CL_INVALID_ARG_VALUE, "the argument is a pipe: arg_value is NULL");
   cl_mem mem;
   memcpy(&mem, arg_value, sizeof mem);
-  if (!kiln_mem_is_pipe(mem) || mem->context != kernel->context) return CL_INVALID_MEM_OBJECT;
+  if (!kiln_mem_is_pipe(mem) || mem->context != kernel->context)
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT,
+                     "the argument is a pipe: *arg_value (%p) is not a valid pipe of the kernel's context",
+                     (void *)mem);
   v->mem = mem;
   return CL_SUCCESS;
 }
 
 /* queue_t: a device queue of the kernel's context (OpenCL API: CL_INVALID_DEVICE_QUEUE). */
 static cl_int set_queue_arg(cl_kernel kernel, struct kiln_kernel_arg_value *v, size_t arg_size, const void *arg_value) {
-  if (arg_size != sizeof(cl_command_queue)) return CL_INVALID_ARG_SIZE;
-  if (!arg_value) return CL_INVALID_ARG_VALUE;
+  if (arg_size != sizeof(cl_command_queue))
+    return KILN_FAIL(CL_INVALID_ARG_SIZE, "rejected since (%s)", "arg_size != sizeof(cl_command_queue)");
+  if (!arg_value) return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)", "!arg_value");
   cl_command_queue queue;
   memcpy(&queue, arg_value, sizeof queue);
   if (!kiln_object_is_valid(queue, KILN_OBJECT_DEVICE_QUEUE) || queue->context != kernel->context)
-    return CL_INVALID_DEVICE_QUEUE;
+    return KILN_FAIL(CL_INVALID_DEVICE_QUEUE, "rejected since (%s)",
+                     "!kiln_object_is_valid(queue, KILN_OBJECT_DEVICE_QUEUE) || queue->context != kernel->context");
   v->queue = queue;
   return CL_SUCCESS;
 }
@@ -74,18 +87,27 @@ static cl_mem_object_type declared_image_type(const char *type_name, bool *depth
  * type takes CL_DEPTH images), whose kernel access its flags allow; NULL is no image. */
 static cl_int set_image_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc *arg, struct kiln_kernel_arg_value *v,
                             size_t arg_size, const void *arg_value) {
-  if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+  if (arg_size != sizeof(cl_mem))
+    return KILN_FAIL(CL_INVALID_ARG_SIZE, "the argument is an image (%s): arg_size %zu is not sizeof(cl_mem) (%zu)",
+                     arg->type_name, arg_size, sizeof(cl_mem));
   bool depth = false;
   cl_mem_object_type type = declared_image_type(arg->type_name, &depth);
-  if (!type) return CL_INVALID_ARG_VALUE; /* an opaque type Kiln has no objects for */
+  if (!type)
+    return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)", "!type"); /* an opaque type Kiln has no objects for */
   cl_mem mem = NULL;
   if (arg_value) memcpy(&mem, arg_value, sizeof mem);
-  if (!kiln_mem_is_image(mem) || mem->context != kernel->context || mem->type != type) return CL_INVALID_MEM_OBJECT;
-  if (depth && mem->image->format.image_channel_order != CL_DEPTH) return CL_INVALID_MEM_OBJECT;
+  if (!kiln_mem_is_image(mem) || mem->context != kernel->context || mem->type != type)
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)",
+                     "!kiln_mem_is_image(mem) || mem->context != kernel->context || mem->type != type");
+  if (depth && mem->image->format.image_channel_order != CL_DEPTH)
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)",
+                     "depth && mem->image->format.image_channel_order != CL_DEPTH");
   if (arg->access_qualifier == CL_KERNEL_ARG_ACCESS_READ_ONLY && (mem->flags & CL_MEM_WRITE_ONLY))
-    return CL_INVALID_ARG_VALUE;
+    return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)",
+                     "arg->access_qualifier == CL_KERNEL_ARG_ACCESS_READ_ONLY && (mem->flags & CL_MEM_WRITE_ONLY)");
   if (arg->access_qualifier == CL_KERNEL_ARG_ACCESS_WRITE_ONLY && (mem->flags & CL_MEM_READ_ONLY))
-    return CL_INVALID_ARG_VALUE;
+    return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)",
+                     "arg->access_qualifier == CL_KERNEL_ARG_ACCESS_WRITE_ONLY && (mem->flags & CL_MEM_READ_ONLY)");
   v->mem = mem;
   return CL_SUCCESS;
 }
@@ -94,11 +116,15 @@ static cl_int set_image_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc 
  * The spec ties memory objects, not samplers, to the kernel's context. */
 static cl_int set_sampler_arg(cl_kernel kernel, const struct kiln_kernel_arg_desc *arg, size_t arg_size,
                               const void *arg_value) {
-  if (arg_size != sizeof(cl_sampler)) return CL_INVALID_ARG_SIZE;
-  if (!arg_value) return CL_INVALID_SAMPLER;
+  if (arg_size != sizeof(cl_sampler))
+    return KILN_FAIL(CL_INVALID_ARG_SIZE, "rejected since (%s)", "arg_size != sizeof(cl_sampler)");
+  if (!arg_value) return KILN_FAIL(CL_INVALID_SAMPLER, "rejected since (%s)", "!arg_value");
   cl_sampler sampler;
   memcpy(&sampler, arg_value, sizeof sampler);
-  if (!kiln_sampler_is_valid(sampler)) return CL_INVALID_SAMPLER;
+  if (!kiln_sampler_is_valid(sampler))
+    return KILN_FAIL(CL_INVALID_SAMPLER,
+                     "sampler (%p) is not a valid cl_sampler (NULL, released, or another kind of object)",
+                     (const void *)(sampler));
   memcpy(kernel->args + arg->offset, &sampler->bits, sizeof sampler->bits);
   return CL_SUCCESS;
 }
@@ -106,15 +132,24 @@ static cl_int set_sampler_arg(cl_kernel kernel, const struct kiln_kernel_arg_des
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                                const void *arg_value) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
-  if (arg_index >= kernel->desc->num_args) return CL_INVALID_ARG_INDEX;
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
+  if (arg_index >= kernel->desc->num_args)
+    return KILN_FAIL(CL_INVALID_ARG_INDEX, "arg_index %u: kernel %s has %u arguments", arg_index, kernel->desc->name,
+                     kernel->desc->num_args);
   const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
   struct kiln_kernel_arg_value *v = &kernel->values[arg_index];
   cl_int err = CL_SUCCESS;
   switch (arg->kind) {
   case KILN_ARG_BY_VALUE:
-    if (!arg_value) return CL_INVALID_ARG_VALUE;
-    if (arg_size != arg->size) return CL_INVALID_ARG_SIZE;
+    if (!arg_value)
+      return KILN_FAIL(CL_INVALID_ARG_VALUE, "argument %u of kernel %s is passed by value (%s): arg_value is NULL",
+                       arg_index, kernel->desc->name, arg->type_name);
+    if (arg_size != arg->size)
+      return KILN_FAIL(CL_INVALID_ARG_SIZE, "argument %u of kernel %s is a %s of %u bytes: arg_size is %zu", arg_index,
+                       kernel->desc->name, arg->type_name, arg->size, arg_size);
     memcpy(kernel->args + arg->offset, arg_value, arg_size);
     break;
   case KILN_ARG_GLOBAL_PTR:
@@ -122,8 +157,13 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_ind
     err = set_mem_arg(kernel, arg, v, arg_size, arg_value);
     break;
   case KILN_ARG_LOCAL_PTR:
-    if (arg_value) return CL_INVALID_ARG_VALUE;
-    if (arg_size == 0) return CL_INVALID_ARG_SIZE;
+    if (arg_value)
+      return KILN_FAIL(CL_INVALID_ARG_VALUE, "argument %u of kernel %s is __local: arg_value must be NULL", arg_index,
+                       kernel->desc->name);
+    if (arg_size == 0)
+      return KILN_FAIL(CL_INVALID_ARG_SIZE,
+                       "argument %u of kernel %s is __local: arg_size (the bytes to allocate) is 0", arg_index,
+                       kernel->desc->name);
     v->local_bytes = arg_size;
     break;
   case KILN_ARG_SAMPLER:
@@ -163,10 +203,16 @@ uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args) {
 }
 
 cl_int kiln_kernel_set_arg_pointer(cl_kernel kernel, cl_uint arg_index, const void *pointer) {
-  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
-  if (arg_index >= kernel->desc->num_args) return CL_INVALID_ARG_INDEX;
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
+  if (arg_index >= kernel->desc->num_args)
+    return KILN_FAIL(CL_INVALID_ARG_INDEX, "rejected since (%s)", "arg_index >= kernel->desc->num_args");
   const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
-  if (arg->kind != KILN_ARG_GLOBAL_PTR && arg->kind != KILN_ARG_CONSTANT_PTR) return CL_INVALID_ARG_VALUE;
+  if (arg->kind != KILN_ARG_GLOBAL_PTR && arg->kind != KILN_ARG_CONSTANT_PTR)
+    return KILN_FAIL(CL_INVALID_ARG_VALUE, "rejected since (%s)",
+                     "arg->kind != KILN_ARG_GLOBAL_PTR && arg->kind != KILN_ARG_CONSTANT_PTR");
   struct kiln_kernel_arg_value *v = &kernel->values[arg_index];
   memcpy(kernel->args + arg->offset, &pointer, sizeof pointer);
   v->mem = NULL;
@@ -200,7 +246,9 @@ static cl_int record_exec_info(cl_kernel kernel, cl_kernel_exec_info name, uint6
       return CL_SUCCESS;
     }
   }
-  if (kernel->exec_info_count == KILN_KERNEL_EXEC_INFO_MAX) return CL_OUT_OF_HOST_MEMORY;
+  if (kernel->exec_info_count == KILN_KERNEL_EXEC_INFO_MAX)
+    return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)",
+                     "kernel->exec_info_count == KILN_KERNEL_EXEC_INFO_MAX");
   kernel->exec_info_names[kernel->exec_info_count] = name;
   kernel->exec_info_values[kernel->exec_info_count++] = value;
   return CL_SUCCESS;
@@ -209,16 +257,22 @@ static cl_int record_exec_info(cl_kernel kernel, cl_kernel_exec_info name, uint6
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
                                                     size_t param_value_size, const void *param_value) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
   switch (param_name) {
   /* Every host address is reachable from a kernel here, so naming the pointers a kernel
    * may reach through others asks for nothing more; the arguments are still checked. */
   case CL_KERNEL_EXEC_INFO_SVM_PTRS:
     /* NULL with size 0 is the empty set. */
-    if (!param_value != !param_value_size || param_value_size % sizeof(void *)) return CL_INVALID_VALUE;
+    if (!param_value != !param_value_size || param_value_size % sizeof(void *))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "!param_value != !param_value_size || param_value_size % sizeof(void *)");
     return CL_SUCCESS;
   case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
-    if (!param_value || param_value_size != sizeof(cl_bool)) return CL_INVALID_VALUE;
+    if (!param_value || param_value_size != sizeof(cl_bool))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!param_value || param_value_size != sizeof(cl_bool)");
     return CL_SUCCESS; /* the device supports fine-grain system SVM either way */
   default:
     break;

@@ -1,6 +1,7 @@
 /* kernel_info.c: clGetKernelInfo, clGetKernelArgInfo, clGetKernelWorkGroupInfo and
  * clGetKernelSubGroupInfo, and the device limits launches are checked against. */
 #include "runtime/kernel.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"
@@ -49,7 +50,10 @@ size_t kiln_kernel_max_work_group_size(cl_kernel kernel) {
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size,
                                                 void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
   switch (param_name) {
   case CL_KERNEL_FUNCTION_NAME:
     KILN_INFO_STRING(kernel->desc->name);
@@ -64,7 +68,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info
   case CL_KERNEL_ATTRIBUTES:
     KILN_INFO_STRING(kernel->desc->attributes ? kernel->desc->attributes : "");
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelInfo knows", (unsigned)param_name);
   }
 }
 
@@ -72,8 +76,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg
                                                    size_t param_value_size, void *param_value,
                                                    size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
-  if (arg_index >= kernel->desc->num_args) return CL_INVALID_ARG_INDEX;
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
+  if (arg_index >= kernel->desc->num_args)
+    return KILN_FAIL(CL_INVALID_ARG_INDEX, "rejected since (%s)", "arg_index >= kernel->desc->num_args");
   const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
   switch (param_name) {
   case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
@@ -83,11 +91,13 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg
   case CL_KERNEL_ARG_NAME:
     break;
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelArgInfo knows", (unsigned)param_name);
   }
   /* Available only for programs built with -cl-kernel-arg-info (the flag is frozen while
    * the kernel exists). */
-  if (!kernel->program->flags.kernel_arg_info) return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+  if (!kernel->program->flags.kernel_arg_info)
+    return KILN_FAIL(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "rejected since (%s)",
+                     "!kernel->program->flags.kernel_arg_info");
   switch (param_name) {
   case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
     KILN_INFO_VALUE(cl_kernel_arg_address_qualifier, arg->address_qualifier);
@@ -98,7 +108,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg
   case CL_KERNEL_ARG_TYPE_QUALIFIER:
     KILN_INFO_VALUE(cl_kernel_arg_type_qualifier, arg->type_qualifier);
   default: /* CL_KERNEL_ARG_NAME */
-    if (!arg->name) return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+    if (!arg->name) return KILN_FAIL(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "rejected since (%s)", "!arg->name");
     KILN_INFO_STRING(arg->name);
   }
 }
@@ -114,8 +124,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
                                                          size_t param_value_size, void *param_value,
                                                          size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
-  if (!device_ok(kernel, device)) return CL_INVALID_DEVICE;
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
+  if (!device_ok(kernel, device))
+    return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!device_ok(kernel, device)");
   const struct kiln_kernel_desc *desc = kernel->desc;
   switch (param_name) {
   case CL_KERNEL_GLOBAL_WORK_SIZE: /* only for custom devices and built-in kernels */
@@ -138,7 +152,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
      * so it holds a work-item's private memory and spills) and the program's other frames. */
     KILN_INFO_VALUE(cl_ulong, kernel->profile.stack_bytes ? kernel->profile.stack_bytes : desc->private_bytes);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelWorkGroupInfo knows",
+                     (unsigned)param_name);
   }
 }
 
@@ -159,21 +174,32 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
                                                         const void *input_value, size_t param_value_size,
                                                         void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
-  if (!device_ok(kernel, device)) return CL_INVALID_DEVICE;
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
+  if (!device_ok(kernel, device))
+    return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!device_ok(kernel, device)");
   size_t items;
   switch (param_name) {
   case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:
-    if (!local_size_input(input_value_size, input_value, &items)) return CL_INVALID_VALUE;
+    if (!local_size_input(input_value_size, input_value, &items))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "!local_size_input(input_value_size, input_value, &items)");
     KILN_INFO_VALUE(size_t, KILN_SUB_GROUP_SIZE);
   case CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE:
-    if (!local_size_input(input_value_size, input_value, &items)) return CL_INVALID_VALUE;
+    if (!local_size_input(input_value_size, input_value, &items))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "!local_size_input(input_value_size, input_value, &items)");
     KILN_INFO_VALUE(size_t, items);
   case CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT: {
-    if (!input_value || input_value_size != sizeof(size_t)) return CL_INVALID_VALUE;
+    if (!input_value || input_value_size != sizeof(size_t))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!input_value || input_value_size != sizeof(size_t)");
     /* The dimensions are those of the answer's array: param_value_size (3 without one). */
     size_t dims = param_value ? param_value_size / sizeof(size_t) : 3;
-    if (param_value && (param_value_size % sizeof(size_t) != 0 || dims == 0 || dims > 3)) return CL_INVALID_VALUE;
+    if (param_value && (param_value_size % sizeof(size_t) != 0 || dims == 0 || dims > 3))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "param_value && (param_value_size % sizeof(size_t) != 0 || dims == 0 || dims > 3)");
     size_t count = *(const size_t *)input_value;
     size_t sizes[3] = {0, 0, 0};
     if (count >= 1 && count <= kiln_kernel_max_work_group_size(kernel)) {
@@ -189,7 +215,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
   case CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL: /* cl_intel_required_subgroup_size */
     KILN_INFO_VALUE(size_t, kernel->desc->required_sub_group_size);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetKernelSubGroupInfo knows",
+                     (unsigned)param_name);
   }
 }
 

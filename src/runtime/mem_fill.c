@@ -1,6 +1,7 @@
 /* mem_fill.c: clEnqueueFillBuffer. The pattern is copied into the command at
  * enqueue time (the application may reuse its memory right after the call). */
 #include "runtime/mem_object.h"
+#include "runtime/debug_err.h"
 
 #include <string.h>
 
@@ -43,9 +44,13 @@ cl_int kiln_mem_fill(const struct kiln_command_sink *sink, cl_mem buffer, const 
   cl_int err = kiln_mem_check_queue_buffer(sink->queue, buffer);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(buffer);
   if (err != CL_SUCCESS) return err;
-  if (!kiln_mem_range_ok(buffer, offset, size)) return CL_INVALID_VALUE;
-  if (!pattern || !kiln_mem_fill_pattern_size_ok(pattern_size)) return CL_INVALID_VALUE;
-  if (offset % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
+  if (!kiln_mem_range_ok(buffer, offset, size))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_mem_range_ok(buffer, offset, size)");
+  if (!pattern || !kiln_mem_fill_pattern_size_ok(pattern_size))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "!pattern || !kiln_mem_fill_pattern_size_ok(pattern_size)");
+  if (offset % pattern_size || size % pattern_size)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "offset % pattern_size || size % pattern_size");
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_FILL_BUFFER)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
   struct fill p = {.dst = buffer->storage + offset, .size = size, .pattern_size = pattern_size};
@@ -58,7 +63,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_m
                                                     cl_uint num_events, const cl_event *wait_list,
                                                     cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_mem_fill(&sink, buffer, pattern, pattern_size, offset, size);
 }

@@ -4,6 +4,7 @@
  * neither command moves data. Each object keeps a list of its live mappings so that
  * unmap can reject pointers it never handed out. */
 #include "runtime/mem_object.h"
+#include "runtime/debug_err.h"
 
 #include <stdlib.h>
 
@@ -51,7 +52,8 @@ static cl_int mapping_add(cl_mem mem, struct kiln_mem_mapping *mapping) {
   cl_int err = CL_SUCCESS;
   pthread_mutex_lock(&mem->lock);
   if ((mapping->flags & MAP_WRITES) && overlaps_write_mapping(mem, mapping)) {
-    err = CL_INVALID_OPERATION;
+    err = KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                    "(mapping->flags & MAP_WRITES) && overlaps_write_mapping(mem, mapping)");
   } else {
     mapping->next = mem->mappings;
     mem->mappings = mapping;
@@ -110,17 +112,20 @@ static void *map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
                         size_t offset, size_t size, cl_uint num_events, const cl_event *wait_list, cl_event *event,
                         cl_int *err) {
   if (!kiln_queue_is_valid(queue)) {
-    *err = CL_INVALID_COMMAND_QUEUE;
+    *err = KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
     return NULL;
   }
   if ((*err = kiln_mem_check_queue_buffer(queue, buffer)) != CL_SUCCESS) return NULL;
   if ((*err = kiln_mem_check_host_transfer(buffer)) != CL_SUCCESS) return NULL;
   if (size == 0 || !kiln_mem_range_ok(buffer, offset, size) || !kiln_mem_map_flags_ok(map_flags)) {
-    *err = CL_INVALID_VALUE;
+    *err = KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "size == 0 || !kiln_mem_range_ok(buffer, offset, size) || !kiln_mem_map_flags_ok(map_flags)");
     return NULL;
   }
   if (!kiln_mem_map_access_ok(buffer, map_flags)) {
-    *err = CL_INVALID_OPERATION;
+    *err = KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "!kiln_mem_map_access_ok(buffer, map_flags)");
     return NULL;
   }
   if ((*err = kiln_command_check_enqueue(queue, CL_COMMAND_MAP_BUFFER, num_events, wait_list, event)) != CL_SUCCESS)
@@ -129,7 +134,7 @@ static void *map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
 
   struct kiln_mem_mapping *mapping = malloc(sizeof *mapping);
   if (!mapping) {
-    *err = CL_OUT_OF_HOST_MEMORY;
+    *err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!mapping");
     return NULL;
   }
   *mapping = (struct kiln_mem_mapping){.ptr = buffer->storage + offset, .offset = offset, .size = size,
@@ -154,12 +159,20 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue queue, 
                                                         cl_uint num_events, const cl_event *wait_list,
                                                         cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
-  if (!kiln_mem_is_valid(memobj)) return CL_INVALID_MEM_OBJECT;
-  if (memobj->context != kiln_queue_context(queue)) return CL_INVALID_CONTEXT;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
+  if (!kiln_mem_is_valid(memobj))
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT,
+                     "memobj (%p) is not a valid cl_mem (NULL, released, or another kind of object)",
+                     (const void *)(memobj));
+  if (memobj->context != kiln_queue_context(queue))
+    return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "memobj->context != kiln_queue_context(queue)");
   cl_int err = kiln_mem_check_host_transfer(memobj);
   if (err != CL_SUCCESS) return err;
-  if (!mapped_ptr || !mapping_exists(memobj, mapped_ptr)) return CL_INVALID_VALUE;
+  if (!mapped_ptr || !mapping_exists(memobj, mapped_ptr))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!mapped_ptr || !mapping_exists(memobj, mapped_ptr)");
   if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_UNMAP_MEM_OBJECT, num_events, wait_list, event)) !=
       CL_SUCCESS)
     return err;

@@ -2,6 +2,7 @@
  * memory, so migration moves nothing; it is still a real command so that its event
  * and the commands waiting on it are ordered like any other. */
 #include "runtime/mem_object.h"
+#include "runtime/debug_err.h"
 
 static cl_int run_migrate(struct kiln_command *command) {
   (void)command;
@@ -13,15 +14,23 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue queu
                                                            cl_uint num_events, const cl_event *wait_list,
                                                            cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
-  if (num_mem_objects == 0 || !mem_objects) return CL_INVALID_VALUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
+  if (num_mem_objects == 0 || !mem_objects)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "num_mem_objects == 0 || !mem_objects");
   cl_context context = kiln_queue_context(queue);
   for (cl_uint i = 0; i < num_mem_objects; i++) {
-    if (!kiln_mem_is_valid(mem_objects[i])) return CL_INVALID_MEM_OBJECT;
-    if (mem_objects[i]->context != context) return CL_INVALID_CONTEXT;
+    if (!kiln_mem_is_valid(mem_objects[i]))
+      return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)", "!kiln_mem_is_valid(mem_objects[i])");
+    if (mem_objects[i]->context != context)
+      return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "mem_objects[i]->context != context");
   }
   if (flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(
+        CL_INVALID_VALUE, "rejected since (%s)",
+        "flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)");
   cl_int err = kiln_command_check_enqueue(queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, num_events, wait_list, event);
   if (err != CL_SUCCESS) return err;
   /* No object is touched when the command runs, so none needs holding. */

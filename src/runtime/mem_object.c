@@ -2,6 +2,7 @@
  * destructor callbacks; clCreateBuffer and clCreateBufferWithProperties. Images are memory
  * objects with an image part (image.h), created in image_create.c. */
 #include "runtime/mem_object.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"
@@ -44,7 +45,7 @@ static size_t round_up(size_t value, size_t to) { return (value + to - 1) / to *
 cl_mem kiln_mem_create(cl_context context, const struct kiln_mem_desc *desc, cl_int *errcode) {
   cl_mem mem = kiln_object_alloc(KILN_OBJECT_MEM, sizeof *mem);
   if (!mem) {
-    *errcode = CL_OUT_OF_HOST_MEMORY;
+    *errcode = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!mem");
     return NULL;
   }
   if (desc->properties_count) {
@@ -104,11 +105,14 @@ static cl_mem create_buffer(cl_context context, const cl_mem_properties *propert
   cl_mem mem = NULL;
   size_t properties_count = 0;
   if (!kiln_context_is_valid(context)) {
-    err = CL_INVALID_CONTEXT;
+    err = KILN_FAIL(CL_INVALID_CONTEXT,
+                    "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                    (const void *)(context));
   } else if ((err = kiln_mem_check_properties(properties, &properties_count)) != CL_SUCCESS) {
   } else if ((err = kiln_mem_check_flags(flags, 0)) != CL_SUCCESS) {
   } else if (size == 0 || size > kiln_device_get()->max_mem_alloc_size) {
-    err = CL_INVALID_BUFFER_SIZE;
+    err = KILN_FAIL(CL_INVALID_BUFFER_SIZE, "rejected since (%s)",
+                    "size == 0 || size > kiln_device_get()->max_mem_alloc_size");
   } else if ((err = kiln_mem_check_host_ptr(flags, host_ptr)) == CL_SUCCESS) {
     struct kiln_mem_desc desc = {
         .flags = flags,
@@ -121,7 +125,8 @@ static cl_mem create_buffer(cl_context context, const cl_mem_properties *propert
     bool over_svm = (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) && kiln_svm_lookup(host_ptr, &svm) &&
                     svm.kind == KILN_SVM_BUFFER && svm.context == context;
     if (over_svm && size > svm.size - (size_t)((char *)host_ptr - svm.base)) {
-      err = CL_INVALID_BUFFER_SIZE;
+      err = KILN_FAIL(CL_INVALID_BUFFER_SIZE, "rejected since (%s)",
+                      "over_svm && size > svm.size - (size_t)((char *)host_ptr - svm.base)");
       goto done;
     }
     desc.uses_svm_pointer = over_svm && (flags & CL_MEM_USE_HOST_PTR);
@@ -165,10 +170,13 @@ CL_API_ENTRY cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj,
                                                                  void(CL_CALLBACK *pfn_notify)(cl_mem, void *),
                                                                  void *user_data) {
   KILN_API_CALL;
-  if (!kiln_mem_is_valid(memobj)) return CL_INVALID_MEM_OBJECT;
-  if (!pfn_notify) return CL_INVALID_VALUE;
+  if (!kiln_mem_is_valid(memobj))
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT,
+                     "memobj (%p) is not a valid cl_mem (NULL, released, or another kind of object)",
+                     (const void *)(memobj));
+  if (!pfn_notify) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify");
   struct kiln_mem_destructor *d = malloc(sizeof *d);
-  if (!d) return CL_OUT_OF_HOST_MEMORY;
+  if (!d) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!d");
   d->notify = pfn_notify;
   d->user_data = user_data;
   pthread_mutex_lock(&memobj->lock);
@@ -181,7 +189,10 @@ CL_API_ENTRY cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj,
 CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size,
                                                    void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_mem_is_valid(memobj)) return CL_INVALID_MEM_OBJECT;
+  if (!kiln_mem_is_valid(memobj))
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT,
+                     "memobj (%p) is not a valid cl_mem (NULL, released, or another kind of object)",
+                     (const void *)(memobj));
   switch (param_name) {
   case CL_MEM_TYPE:
     KILN_INFO_VALUE(cl_mem_object_type, memobj->type);
@@ -210,6 +221,6 @@ CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info pa
   case CL_MEM_PROPERTIES:
     KILN_INFO_ARRAY(memobj->properties, memobj->properties_count * sizeof *memobj->properties);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetMemObjectInfo knows", (unsigned)param_name);
   }
 }

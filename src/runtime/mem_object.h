@@ -11,6 +11,7 @@
 #define KILN_RUNTIME_MEM_OBJECT_H
 
 #include "runtime/command.h"
+#include "runtime/debug_err.h"
 #include "runtime/object.h"
 
 #include <pthread.h>
@@ -154,8 +155,12 @@ static inline cl_int kiln_mem_check_host_transfer(cl_mem mem) {
 /* For an enqueue on a valid queue: CL_INVALID_MEM_OBJECT unless `mem` is a live buffer,
  * CL_INVALID_CONTEXT unless it belongs to the queue's context. */
 static inline cl_int kiln_mem_check_queue_buffer(cl_command_queue queue, cl_mem mem) {
-  if (!kiln_mem_is_buffer(mem)) return CL_INVALID_MEM_OBJECT;
-  return mem->context == kiln_queue_context(queue) ? CL_SUCCESS : CL_INVALID_CONTEXT;
+  if (!kiln_mem_is_buffer(mem))
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT,
+                     "the memory object (%p) is not a valid buffer (NULL, released, an image...)", (void *)mem);
+  if (mem->context != kiln_queue_context(queue))
+    return KILN_FAIL(CL_INVALID_CONTEXT, "the buffer and the command queue belong to different contexts");
+  return CL_SUCCESS;
 }
 
 /* Copies region[1] rows of region[0] bytes in each of region[2] slices from `src` to

@@ -3,6 +3,7 @@
  * resolved host addresses; the copy itself happens when the command runs (a
  * non-blocking write reads the application's memory at that time). */
 #include "runtime/mem_object.h"
+#include "runtime/debug_err.h"
 
 #include <string.h>
 
@@ -28,10 +29,16 @@ cl_int kiln_mem_run_linear_copy(struct kiln_command *command) {
 /* The checks read and write share, up to the host-access rule. */
 static cl_int check_host_transfer(cl_command_queue queue, cl_mem buffer, size_t offset, size_t size,
                                   const void *ptr) {
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   cl_int err = kiln_mem_check_queue_buffer(queue, buffer);
   if (err != CL_SUCCESS) return err;
-  if (!kiln_mem_range_ok(buffer, offset, size) || !ptr) return CL_INVALID_VALUE;
+  if (!kiln_mem_range_ok(buffer, offset, size))
+    return KILN_FAIL(CL_INVALID_VALUE, "offset %zu + size %zu is past the end of the buffer (%zu bytes)", offset, size,
+                     buffer->size);
+  if (!ptr) return KILN_FAIL(CL_INVALID_VALUE, "ptr is NULL");
   return kiln_mem_check_host_transfer(buffer);
 }
 
@@ -41,7 +48,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_m
   KILN_API_CALL;
   cl_int err = check_host_transfer(queue, buffer, offset, size, ptr);
   if (err != CL_SUCCESS) return err;
-  if (!kiln_mem_host_can_read(buffer)) return CL_INVALID_OPERATION;
+  if (!kiln_mem_host_can_read(buffer))
+    return KILN_FAIL(CL_INVALID_OPERATION,
+                     "the buffer was created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS");
   if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_READ_BUFFER, num_events, wait_list, event)) != CL_SUCCESS)
     return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
@@ -56,7 +65,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_
   KILN_API_CALL;
   cl_int err = check_host_transfer(queue, buffer, offset, size, ptr);
   if (err != CL_SUCCESS) return err;
-  if (!kiln_mem_host_can_write(buffer)) return CL_INVALID_OPERATION;
+  if (!kiln_mem_host_can_write(buffer))
+    return KILN_FAIL(CL_INVALID_OPERATION,
+                     "the buffer was created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS");
   if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_WRITE_BUFFER, num_events, wait_list, event)) != CL_SUCCESS)
     return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
@@ -76,14 +87,19 @@ cl_int kiln_mem_copy(const struct kiln_command_sink *sink, cl_mem src, cl_mem ds
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(src);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(dst);
   if (err != CL_SUCCESS) return err;
-  if (!kiln_mem_range_ok(src, src_offset, size) || !kiln_mem_range_ok(dst, dst_offset, size))
-    return CL_INVALID_VALUE;
+  if (!kiln_mem_range_ok(src, src_offset, size))
+    return KILN_FAIL(CL_INVALID_VALUE, "src_offset %zu + size %zu is past the end of src_buffer (%zu bytes)",
+                     src_offset, size, src->size);
+  if (!kiln_mem_range_ok(dst, dst_offset, size))
+    return KILN_FAIL(CL_INVALID_VALUE, "dst_offset %zu + size %zu is past the end of dst_buffer (%zu bytes)",
+                     dst_offset, size, dst->size);
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_COPY_BUFFER)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(src)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(dst)) != CL_SUCCESS) return err;
   if (same_storage(src, dst)) {
     size_t a = src->offset + src_offset, b = dst->offset + dst_offset;
-    if ((a <= b ? b - a : a - b) < size) return CL_MEM_COPY_OVERLAP;
+    if ((a <= b ? b - a : a - b) < size)
+      return KILN_FAIL(CL_MEM_COPY_OVERLAP, "the source and destination ranges (%zu bytes each) overlap", size);
   }
   struct kiln_mem_linear_copy p = {.dst = dst->storage + dst_offset, .src = src->storage + src_offset, .size = size};
   return kiln_mem_submit(sink, CL_COMMAND_COPY_BUFFER, kiln_mem_run_linear_copy, &p, sizeof p, src, dst, CL_FALSE);
@@ -94,7 +110,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue queue, cl_m
                                                     cl_uint num_events, const cl_event *wait_list,
                                                     cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_mem_copy(&sink, src, dst, src_offset, dst_offset, size);
 }
@@ -112,11 +131,16 @@ struct rect_side {
 static cl_int rect_side_init(struct rect_side *side, const size_t origin[3], const size_t region[3],
                              size_t row_pitch, size_t slice_pitch, size_t *extent) {
   if (row_pitch == 0) row_pitch = region[0];
-  else if (row_pitch < region[0]) return CL_INVALID_VALUE;
+  else if (row_pitch < region[0])
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "row_pitch < region[0]");
   size_t min_slice;
-  if (__builtin_mul_overflow(region[1], row_pitch, &min_slice)) return CL_INVALID_VALUE;
+  if (__builtin_mul_overflow(region[1], row_pitch, &min_slice))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "__builtin_mul_overflow(region[1], row_pitch, &min_slice)");
   if (slice_pitch == 0) slice_pitch = min_slice;
-  else if (slice_pitch < min_slice || slice_pitch % row_pitch != 0) return CL_INVALID_VALUE;
+  else if (slice_pitch < min_slice || slice_pitch % row_pitch != 0)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "slice_pitch < min_slice || slice_pitch % row_pitch != 0");
   size_t z, y, ez, ey;
   if (__builtin_mul_overflow(origin[2], slice_pitch, &z) || __builtin_mul_overflow(origin[1], row_pitch, &y) ||
       __builtin_add_overflow(z, y, &side->offset) || __builtin_add_overflow(side->offset, origin[0], &side->offset))
@@ -182,18 +206,25 @@ static cl_int enqueue_host_rect(cl_command_queue queue, cl_mem buffer, bool is_r
                                 size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
                                 size_t host_slice_pitch, void *ptr, cl_uint num_events, const cl_event *wait_list,
                                 cl_event *event) {
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   cl_int err = kiln_mem_check_queue_buffer(queue, buffer);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(buffer);
   if (err != CL_SUCCESS) return err;
-  if (!buffer_origin || !host_origin || !region || !region_ok(region)) return CL_INVALID_VALUE;
+  if (!buffer_origin || !host_origin || !region || !region_ok(region))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "!buffer_origin || !host_origin || !region || !region_ok(region)");
   struct rect_side b, h;
   size_t host_extent;
   if ((err = rect_buffer_side_init(&b, buffer, buffer_origin, region, buffer_row_pitch, buffer_slice_pitch)) ||
       (err = rect_side_init(&h, host_origin, region, host_row_pitch, host_slice_pitch, &host_extent)))
     return err;
-  if (!ptr) return CL_INVALID_VALUE;
-  if (is_read ? !kiln_mem_host_can_read(buffer) : !kiln_mem_host_can_write(buffer)) return CL_INVALID_OPERATION;
+  if (!ptr) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!ptr");
+  if (is_read ? !kiln_mem_host_can_read(buffer) : !kiln_mem_host_can_write(buffer))
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "is_read ? !kiln_mem_host_can_read(buffer) : !kiln_mem_host_can_write(buffer)");
   cl_command_type type = is_read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT;
   if ((err = kiln_command_check_enqueue(queue, type, num_events, wait_list, event)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(buffer)) != CL_SUCCESS) return err;
@@ -278,15 +309,21 @@ cl_int kiln_mem_copy_rect(const struct kiln_command_sink *sink, cl_mem src, cl_m
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(src);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(dst);
   if (err != CL_SUCCESS) return err;
-  if (!src_origin || !dst_origin || !region || !region_ok(region)) return CL_INVALID_VALUE;
+  if (!src_origin || !dst_origin || !region || !region_ok(region))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "!src_origin || !dst_origin || !region || !region_ok(region)");
   struct rect_side s, d;
   if ((err = rect_buffer_side_init(&s, src, src_origin, region, src_row_pitch, src_slice_pitch)) ||
       (err = rect_buffer_side_init(&d, dst, dst_origin, region, dst_row_pitch, dst_slice_pitch)))
     return err;
-  if (src == dst && s.slice_pitch != d.slice_pitch && s.row_pitch != d.row_pitch) return CL_INVALID_VALUE;
+  if (src == dst && s.slice_pitch != d.slice_pitch && s.row_pitch != d.row_pitch)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "src == dst && s.slice_pitch != d.slice_pitch && s.row_pitch != d.row_pitch");
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_COPY_BUFFER_RECT)) != CL_SUCCESS) return err;
   if (same_storage(src, dst) && rects_overlap(src->offset + s.offset, &s, dst->offset + d.offset, &d, region))
-    return CL_MEM_COPY_OVERLAP;
+    return KILN_FAIL(
+        CL_MEM_COPY_OVERLAP, "rejected since (%s)",
+        "same_storage(src, dst) && rects_overlap(src->offset + s.offset, &s, dst->offset + d.offset, &d, region)");
   if ((err = kiln_mem_check_alignment(src)) != CL_SUCCESS) return err;
   if ((err = kiln_mem_check_alignment(dst)) != CL_SUCCESS) return err;
   struct rect_copy p = rect_copy_make(dst->storage, &d, src->storage, &s, region);
@@ -300,7 +337,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue queue, 
                                                         size_t dst_slice_pitch, cl_uint num_events,
                                                         const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_mem_copy_rect(&sink, src, dst, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch,
                             dst_row_pitch, dst_slice_pitch);

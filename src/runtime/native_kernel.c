@@ -2,6 +2,7 @@
  * when the command runs, the memory-object handles at args_mem_loc are replaced by their
  * storage pointers in that copy and the user function is called with it. */
 #include "runtime/command.h"
+#include "runtime/debug_err.h"
 #include "runtime/mem_object.h"
 #include "runtime/queue.h"
 
@@ -41,20 +42,30 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_q
                                                       const void **args_mem_loc, cl_uint num_events_in_wait_list,
                                                       const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(command_queue));
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_NATIVE_KERNEL, num_events_in_wait_list,
                                           event_wait_list, event);
   if (err == CL_INVALID_CONTEXT) return err;
-  if (!user_func) return CL_INVALID_VALUE;
-  if ((!args && (cb_args > 0 || num_mem_objects > 0)) || (args && cb_args == 0)) return CL_INVALID_VALUE;
-  if (num_mem_objects > 0 ? (!mem_list || !args_mem_loc) : (mem_list || args_mem_loc)) return CL_INVALID_VALUE;
+  if (!user_func) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!user_func");
+  if ((!args && (cb_args > 0 || num_mem_objects > 0)) || (args && cb_args == 0))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "(!args && (cb_args > 0 || num_mem_objects > 0)) || (args && cb_args == 0)");
+  if (num_mem_objects > 0 ? (!mem_list || !args_mem_loc) : (mem_list || args_mem_loc))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "num_mem_objects > 0 ? (!mem_list || !args_mem_loc) : (mem_list || args_mem_loc)");
   /* Each handle must lie inside the argument block (it is replaced in the copy). */
   for (cl_uint i = 0; i < num_mem_objects; i++) {
     const char *loc = args_mem_loc[i], *base = args;
     if (!loc || loc < base || (size_t)(loc - base) > cb_args || cb_args - (size_t)(loc - base) < sizeof(void *))
-      return CL_INVALID_VALUE;
+      return KILN_FAIL(
+          CL_INVALID_VALUE, "rejected since (%s)",
+          "!loc || loc < base || (size_t)(loc - base) > cb_args || cb_args - (size_t)(loc - base) < sizeof(void *)");
   }
-  if (!device_runs_native_kernels(command_queue)) return CL_INVALID_OPERATION;
+  if (!device_runs_native_kernels(command_queue))
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "!device_runs_native_kernels(command_queue)");
   for (cl_uint i = 0; i < num_mem_objects; i++) {
     cl_int mem_err = mem_list[i] ? kiln_mem_check_queue_buffer(command_queue, mem_list[i]) : CL_SUCCESS;
     if (mem_err != CL_SUCCESS) return mem_err;

@@ -5,6 +5,7 @@
  * command carries the launch, which the device runs in batches (device/cpu/executor.h);
  * the queue's sink submits it or, on a queue carrying a recording, records it. */
 #include "runtime/command.h"
+#include "runtime/debug_err.h"
 #include "runtime/context.h"
 #include "runtime/extension.h"
 #include "runtime/image.h"
@@ -84,21 +85,35 @@ static cl_int check_work_group(cl_kernel kernel, cl_uint work_dim, const size_t 
   const uint64_t *reqd = kernel->desc->reqd_work_group_size;
   if (local_given) {
     for (cl_uint d = 0; d < work_dim; d++)
-      if (local[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
+      if (local[d] == 0) return KILN_FAIL(CL_INVALID_WORK_GROUP_SIZE, "local_work_size[%u] is 0", d);
     if (reqd[0]) {
       for (cl_uint d = 0; d < 3; d++)
-        if ((d < work_dim ? local[d] : 1) != reqd[d]) return CL_INVALID_WORK_GROUP_SIZE;
+        if ((d < work_dim ? local[d] : 1) != reqd[d])
+          return KILN_FAIL(CL_INVALID_WORK_GROUP_SIZE,
+                           "local size in dimension %u is %zu: kernel %s requires reqd_work_group_size(%llu,%llu,%llu)",
+                           d, d < work_dim ? local[d] : 1, kernel->desc->name, (unsigned long long)reqd[0],
+                           (unsigned long long)reqd[1], (unsigned long long)reqd[2]);
     }
     uint64_t items = 1;
     for (cl_uint d = 0; d < work_dim; d++) items *= local[d];
-    if (items > kiln_kernel_max_work_group_size(kernel)) return CL_INVALID_WORK_GROUP_SIZE;
+    if (items > kiln_kernel_max_work_group_size(kernel))
+      return KILN_FAIL(CL_INVALID_WORK_GROUP_SIZE,
+                       "the work-group has %llu work-items: more than kernel %s allows (CL_KERNEL_WORK_GROUP_SIZE %zu)",
+                       (unsigned long long)items, kernel->desc->name, (size_t)kiln_kernel_max_work_group_size(kernel));
   }
   if (uniform)
     for (cl_uint d = 0; d < work_dim; d++)
-      if (global[d] % local[d] != 0) return CL_INVALID_WORK_GROUP_SIZE;
+      if (global[d] % local[d] != 0)
+        return KILN_FAIL(
+            CL_INVALID_WORK_GROUP_SIZE,
+            "global_work_size[%u] %zu is not a multiple of the local size %zu (uniform work-groups required)", d,
+            global[d], local[d]);
   if (local_given)
     for (cl_uint d = 0; d < work_dim; d++)
-      if (local[d] > limits->max_work_item_sizes[d]) return CL_INVALID_WORK_ITEM_SIZE;
+      if (local[d] > limits->max_work_item_sizes[d])
+        return KILN_FAIL(CL_INVALID_WORK_ITEM_SIZE,
+                         "local_work_size[%u] %zu exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES[%u] %zu", d, local[d], d,
+                         (size_t)limits->max_work_item_sizes[d]);
   return CL_SUCCESS;
 }
 
@@ -115,7 +130,9 @@ static cl_int check_mem_args(cl_kernel kernel, unsigned *mem_count) {
   for (uint32_t i = 0; i < desc->num_args; i++) {
     enum kiln_arg_kind kind = desc->args[i].kind;
     if (kind == KILN_ARG_QUEUE) { /* released since it was set? */
-      if (!kiln_object_is_valid(kernel->values[i].queue, KILN_OBJECT_DEVICE_QUEUE)) return CL_INVALID_KERNEL_ARGS;
+      if (!kiln_object_is_valid(kernel->values[i].queue, KILN_OBJECT_DEVICE_QUEUE))
+        return KILN_FAIL(CL_INVALID_KERNEL_ARGS, "argument %u of kernel %s: its device queue was released", i,
+                         desc->name);
       count++;
       continue;
     }
@@ -126,7 +143,9 @@ static cl_int check_mem_args(cl_kernel kernel, unsigned *mem_count) {
     bool alive = kind == KILN_ARG_IMAGE  ? kiln_mem_is_image(mem)
                  : kind == KILN_ARG_PIPE ? kiln_mem_is_pipe(mem)
                                          : kiln_mem_is_buffer(mem);
-    if (!alive) return CL_INVALID_KERNEL_ARGS;
+    if (!alive)
+      return KILN_FAIL(CL_INVALID_KERNEL_ARGS,
+                       "argument %u of kernel %s: its memory object was released since it was set", i, desc->name);
     cl_int err = kiln_mem_check_alignment(mem);
     if (err != CL_SUCCESS) return err;
     count++;
@@ -199,19 +218,32 @@ static bool streams_stores(uint64_t bytes) {
 cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kernel, cl_uint work_dim,
                             const size_t *global_work_offset, const size_t *global_work_size,
                             const size_t *local_work_size) {
-  if (!kiln_kernel_is_valid(kernel)) return CL_INVALID_KERNEL;
-  if (kernel->context != kiln_queue_context(sink->queue)) return CL_INVALID_CONTEXT;
-  if (!kernel->launcher) return CL_INVALID_PROGRAM_EXECUTABLE;
-  if (kernel->unset_args) return CL_INVALID_KERNEL_ARGS;
+  if (!kiln_kernel_is_valid(kernel))
+    return KILN_FAIL(CL_INVALID_KERNEL,
+                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
+                     (const void *)(kernel));
+  if (kernel->context != kiln_queue_context(sink->queue))
+    return KILN_FAIL(CL_INVALID_CONTEXT, "the kernel and the command queue belong to different contexts");
+  if (!kernel->launcher)
+    return KILN_FAIL(CL_INVALID_PROGRAM_EXECUTABLE, "kernel %s has no executable for the device", kernel->desc->name);
+  if (kernel->unset_args) {
+    uint32_t unset = 0;
+    while (unset < kernel->desc->num_args && kernel->values[unset].set) unset++;
+    return KILN_FAIL(CL_INVALID_KERNEL_ARGS, "argument %u of kernel %s is not set (%u of %u arguments unset)", unset,
+                     kernel->desc->name, (unsigned)kernel->unset_args, kernel->desc->num_args);
+  }
   const struct kiln_device_limits *limits = kiln_device_limits();
-  if (work_dim < 1 || work_dim > 3) return CL_INVALID_WORK_DIMENSION;
+  if (work_dim < 1 || work_dim > 3)
+    return KILN_FAIL(CL_INVALID_WORK_DIMENSION, "work_dim is %u: not 1, 2 or 3", work_dim);
 
   /* OpenCL 2.1+: a NULL or zero global size is a valid launch that does nothing. */
   bool empty = !global_work_size;
   for (cl_uint d = 0; !empty && d < work_dim; d++) empty = global_work_size[d] == 0;
   if (global_work_offset && global_work_size)
     for (cl_uint d = 0; d < work_dim; d++)
-      if (global_work_size[d] > SIZE_MAX - global_work_offset[d]) return CL_INVALID_GLOBAL_OFFSET;
+      if (global_work_size[d] > SIZE_MAX - global_work_offset[d])
+        return KILN_FAIL(CL_INVALID_GLOBAL_OFFSET, "global_work_offset[%u] + global_work_size[%u] overflows size_t", d,
+                         d);
 
   bool uniform = kernel->program->flags.uniform_work_groups || !limits->non_uniform_work_groups;
   const uint64_t *reqd = kernel->desc->reqd_work_group_size;
@@ -236,14 +268,17 @@ cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kern
   unsigned mem_count;
   if ((err = check_mem_args(kernel, &mem_count)) != CL_SUCCESS) return err;
   if ((err = kiln_command_sink_check(sink, CL_COMMAND_NDRANGE_KERNEL)) != CL_SUCCESS) return err;
-  if (kernel->too_many_image_args) return CL_OUT_OF_RESOURCES;
+  if (kernel->too_many_image_args)
+    return KILN_FAIL(CL_OUT_OF_RESOURCES, "rejected since (%s)", "kernel->too_many_image_args");
   uint64_t local_bytes = kiln_kernel_local_mem_layout(kernel, NULL);
-  if (local_bytes > limits->local_mem_size) return CL_OUT_OF_RESOURCES;
+  if (local_bytes > limits->local_mem_size)
+    return KILN_FAIL(CL_OUT_OF_RESOURCES, "rejected since (%s)", "local_bytes > limits->local_mem_size");
   /* Private memory is on the stack of the thread running the launcher, or of a fiber
    * (device/cpu/fibers.h); for a kernel that enqueues kernels, that thread runs theirs too. */
   const struct kiln_enqueue_program *enqueue = kernel->profile.enqueue;
   if (!kiln_kernel_profile_stack_fits(&kernel->profile) || (enqueue && !enqueue->blocks_fit))
-    return CL_OUT_OF_RESOURCES;
+    return KILN_FAIL(CL_OUT_OF_RESOURCES, "rejected since (%s)",
+                     "!kiln_kernel_profile_stack_fits(&kernel->profile) || (enqueue && !enqueue->blocks_fit)");
   uint64_t stack_bytes = kernel->profile.stack_bytes;
   if (enqueue && enqueue->stack_bytes > stack_bytes) stack_bytes = enqueue->stack_bytes;
 
@@ -304,7 +339,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
                                                        cl_uint num_events_in_wait_list,
                                                        const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(command_queue));
   /* Submitted, or recorded by the recording the queue carries. */
   struct kiln_command_sink sink;
   kiln_queue_sink_open(command_queue, num_events_in_wait_list, event_wait_list, event, &sink);

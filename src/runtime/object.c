@@ -1,4 +1,5 @@
 #include "runtime/object.h"
+#include "runtime/debug_err.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -152,7 +153,7 @@ size_t kiln_object_registry_count(void) {
 }
 
 void kiln_object_init_internal(struct kiln_object *object, kiln_object_type type, kiln_object_destroy_fn destroy) {
-  object->dispatch = &kiln_dispatch;
+  object->dispatch = kiln_dispatch_for_handles();
   object->type = type;
   atomic_init(&object->api_refs, 0);
   atomic_init(&object->refs, 1);
@@ -189,26 +190,32 @@ void kiln_object_release(struct kiln_object *object) {
     object->destroy(object);
 }
 
+/* KILN_DEBUG=err: why a retain or release was refused. */
+static cl_int refused(const void *handle, cl_int invalid_code) {
+  return KILN_FAIL(invalid_code, "the handle (%p) is %s", handle,
+                   handle ? "not a live object of this type (released, or another kind of object)" : "NULL");
+}
+
 cl_int kiln_object_api_retain(void *handle, kiln_object_type type, cl_int invalid_code) {
   /* Validation and increment happen under the read lock so a concurrent final release
    * cannot unregister the handle in between. */
-  if (!handle) return invalid_code;
+  if (!handle) return refused(handle, invalid_code);
   pthread_rwlock_rdlock(&registry_lock);
   struct kiln_object *object = handle;
   bool valid = registry_find_locked((uintptr_t)handle) != SIZE_MAX && object->type == type;
   if (valid) atomic_fetch_add(&object->api_refs, 1);
   pthread_rwlock_unlock(&registry_lock);
-  return valid ? CL_SUCCESS : invalid_code;
+  return valid ? CL_SUCCESS : refused(handle, invalid_code);
 }
 
 cl_int kiln_object_api_release(void *handle, kiln_object_type type, cl_int invalid_code) {
-  if (!handle) return invalid_code;
+  if (!handle) return refused(handle, invalid_code);
   struct kiln_object *object = handle;
   pthread_rwlock_wrlock(&registry_lock);
   size_t slot = registry_find_locked((uintptr_t)handle);
   if (slot == SIZE_MAX || object->type != type) {
     pthread_rwlock_unlock(&registry_lock);
-    return invalid_code;
+    return refused(handle, invalid_code);
   }
   bool last = atomic_fetch_sub(&object->api_refs, 1) == 1;
   if (last) {
@@ -271,7 +278,7 @@ void *kiln_object_alloc(kiln_object_type type, size_t size) {
   }
   block->size = size;
   struct kiln_object *object = (struct kiln_object *)((char *)block + PREFIX_BYTES);
-  object->dispatch = &kiln_dispatch;
+  object->dispatch = kiln_dispatch_for_handles();
   object->type = type;
   return object;
 }
@@ -281,7 +288,7 @@ void kiln_object_free(struct kiln_object *object) {
   struct object_block_prefix *block = (struct object_block_prefix *)((char *)object - PREFIX_BYTES);
   kiln_object_type type = object->type;
   if (type <= 0 || type >= KILN_OBJECT_TYPE_COUNT) abort(); /* freed twice or never allocated here */
-  object->dispatch = &kiln_dispatch;
+  object->dispatch = kiln_dispatch_for_handles();
   object->type = 0; /* no longer any type: a racing validation fails */
   pthread_mutex_lock(&pool_lock);
   struct free_fifo *fifo = &pool_free[type];

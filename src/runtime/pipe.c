@@ -3,6 +3,7 @@
  * the host has no access to it (the only flags a pipe takes say so), so no transfer or map
  * entry point accepts one (they take buffers or images). */
 #include "device/cpu/pipe.h"
+#include "runtime/debug_err.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/info.h"
@@ -17,13 +18,17 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags fl
   cl_int err;
   cl_mem mem = NULL;
   if (!kiln_context_is_valid(context)) {
-    err = CL_INVALID_CONTEXT;
+    err = KILN_FAIL(CL_INVALID_CONTEXT,
+                    "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                    (const void *)(context));
   } else if ((flags & ~PIPE_FLAGS) || properties) {
-    err = CL_INVALID_VALUE;
+    err = KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(flags & ~PIPE_FLAGS) || properties");
   } else if (packet_size == 0 || packet_size > KILN_PIPE_MAX_PACKET_SIZE || max_packets == 0) {
-    err = CL_INVALID_PIPE_SIZE;
+    err = KILN_FAIL(CL_INVALID_PIPE_SIZE, "rejected since (%s)",
+                    "packet_size == 0 || packet_size > KILN_PIPE_MAX_PACKET_SIZE || max_packets == 0");
   } else if (kiln_pipe_storage_size(packet_size, max_packets) > kiln_device_get()->max_mem_alloc_size) {
-    err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    err = KILN_FAIL(CL_MEM_OBJECT_ALLOCATION_FAILURE, "rejected since (%s)",
+                    "kiln_pipe_storage_size(packet_size, max_packets) > kiln_device_get()->max_mem_alloc_size");
   } else {
     struct kiln_mem_desc desc = {
         .flags = flags ? flags : PIPE_FLAGS,
@@ -40,7 +45,8 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags fl
 CL_API_ENTRY cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size,
                                               void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_mem_is_pipe(pipe)) return CL_INVALID_MEM_OBJECT;
+  if (!kiln_mem_is_pipe(pipe))
+    return KILN_FAIL(CL_INVALID_MEM_OBJECT, "rejected since (%s)", "!kiln_mem_is_pipe(pipe)");
   const struct kiln_pipe *state = (const struct kiln_pipe *)pipe->storage;
   switch (param_name) {
   case CL_PIPE_PACKET_SIZE:
@@ -50,6 +56,6 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_na
   case CL_PIPE_PROPERTIES: /* clCreatePipe takes none */
     KILN_INFO_ARRAY(NULL, 0);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetPipeInfo knows", (unsigned)param_name);
   }
 }

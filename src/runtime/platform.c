@@ -1,6 +1,7 @@
 /* platform.c: the Kiln platform, clGetPlatformIDs / clIcdGetPlatformIDsKHR, clGetPlatformInfo,
  * the host timer and the (no-op) compiler unloading entry points. */
 #include "runtime/platform.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/clock.h"
 #include "runtime/device.h"
@@ -29,7 +30,9 @@ cl_platform_id kiln_platform_get(void) {
 CL_API_ENTRY cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
                                                        cl_uint *num_platforms) {
   KILN_API_CALL;
-  if ((num_entries == 0 && platforms) || (!platforms && !num_platforms)) return CL_INVALID_VALUE;
+  if ((num_entries == 0 && platforms) || (!platforms && !num_platforms))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "(num_entries == 0 && platforms) || (!platforms && !num_platforms)");
   if (platforms) platforms[0] = kiln_platform_get();
   if (num_platforms) *num_platforms = 1;
   return CL_SUCCESS;
@@ -50,7 +53,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_pl
                                                   size_t param_value_size, void *param_value,
                                                   size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!platform_is_valid_or_null(platform)) return CL_INVALID_PLATFORM;
+  if (!platform_is_valid_or_null(platform))
+    return KILN_FAIL(CL_INVALID_PLATFORM, "rejected since (%s)", "!platform_is_valid_or_null(platform)");
   switch (param_name) {
   case CL_PLATFORM_PROFILE:
     KILN_INFO_STRING("FULL_PROFILE");
@@ -74,14 +78,17 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_pl
   case CL_PLATFORM_ICD_SUFFIX_KHR:
     KILN_INFO_STRING("KILN");
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetPlatformInfo knows", (unsigned)param_name);
   }
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp) {
   KILN_API_CALL;
-  if (!kiln_device_is_valid(device)) return CL_INVALID_DEVICE;
-  if (!host_timestamp) return CL_INVALID_VALUE;
+  if (!kiln_device_is_valid(device))
+    return KILN_FAIL(CL_INVALID_DEVICE,
+                     "device (%p) is not a valid cl_device_id (NULL, released, or another kind of object)",
+                     (const void *)(device));
+  if (!host_timestamp) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!host_timestamp");
   *host_timestamp = kiln_time_now_ns();
   return CL_SUCCESS;
 }
@@ -90,8 +97,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *ho
 CL_API_ENTRY cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp,
                                                         cl_ulong *host_timestamp) {
   KILN_API_CALL;
-  if (!kiln_device_is_valid(device)) return CL_INVALID_DEVICE;
-  if (!device_timestamp || !host_timestamp) return CL_INVALID_VALUE;
+  if (!kiln_device_is_valid(device))
+    return KILN_FAIL(CL_INVALID_DEVICE,
+                     "device (%p) is not a valid cl_device_id (NULL, released, or another kind of object)",
+                     (const void *)(device));
+  if (!device_timestamp || !host_timestamp)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!device_timestamp || !host_timestamp");
   *host_timestamp = *device_timestamp = kiln_time_now_ns();
   return CL_SUCCESS;
 }
@@ -104,6 +115,9 @@ CL_API_ENTRY cl_int CL_API_CALL clUnloadCompiler(void) {
 
 CL_API_ENTRY cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform) {
   KILN_API_CALL;
-  if (!kiln_object_is_valid(platform, KILN_OBJECT_PLATFORM)) return CL_INVALID_PLATFORM;
+  if (!kiln_object_is_valid(platform, KILN_OBJECT_PLATFORM))
+    return KILN_FAIL(CL_INVALID_PLATFORM,
+                     "platform (%p) is not a valid cl_platform_id (NULL, released, or another kind of object)",
+                     (const void *)(platform));
   return CL_SUCCESS;
 }

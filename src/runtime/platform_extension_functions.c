@@ -1,5 +1,7 @@
 /* platform_extension_functions.c: clGetExtensionFunctionAddress[ForPlatform], resolved
- * from the entry points of the available extensions (runtime/extension.h). */
+ * from the entry points of the available extensions (runtime/extension.h); with
+ * KILN_DEBUG=err, to their reporting wrappers (runtime/debug_err.h). */
+#include "runtime/debug_err.h"
 #include "runtime/extension.h"
 #include "runtime/platform.h"
 
@@ -9,7 +11,8 @@ static void *extension_function_find(const char *name) {
   if (!name) return NULL;
   KILN_EXTENSIONS_WITH(e, functions) {
     for (const struct kiln_extension_function *row = (*e)->functions; row->name; row++)
-      if (strcmp(row->name, name) == 0) return row->address;
+      if (strcmp(row->name, name) == 0)
+        return kiln_err_enabled() ? kiln_err_extension_function(name, row->address) : row->address;
   }
   return NULL;
 }

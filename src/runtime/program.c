@@ -2,6 +2,7 @@
  * Kiln answers without a build (built-in kernels, IL, specialization constants, release
  * callbacks). */
 #include "runtime/program.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"
@@ -83,15 +84,20 @@ static cl_program fail(cl_int *errcode_ret, cl_int err) {
 CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings,
                                                               const size_t *lengths, cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
-  if (count == 0 || !strings) return fail(errcode_ret, CL_INVALID_VALUE);
+  if (!kiln_context_is_valid(context))
+    return fail(errcode_ret,
+                KILN_FAIL(CL_INVALID_CONTEXT,
+                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                          (const void *)(context)));
+  if (count == 0 || !strings)
+    return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "count == 0 || !strings"));
   size_t total = 0;
   for (cl_uint i = 0; i < count; i++) {
-    if (!strings[i]) return fail(errcode_ret, CL_INVALID_VALUE);
+    if (!strings[i]) return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!strings[i]"));
     total += lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
   }
   char *source = malloc(total + 1);
-  if (!source) return fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+  if (!source) return fail(errcode_ret, KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!source"));
   /* The concatenation strips NULs inside strings whose length was given (CL_PROGRAM_SOURCE). */
   size_t at = 0;
   for (cl_uint i = 0; i < count; i++) {
@@ -117,7 +123,7 @@ static cl_int check_context_devices(cl_context context, cl_uint num_devices, con
   for (cl_uint i = 0; i < num_devices; i++) {
     bool found = false;
     for (cl_uint j = 0; j < context->num_devices && !found; j++) found = context->devices[j] == device_list[i];
-    if (!found) return CL_INVALID_DEVICE;
+    if (!found) return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!found");
   }
   return CL_SUCCESS;
 }
@@ -127,18 +133,24 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context
                                                               const unsigned char **binaries, cl_int *binary_status,
                                                               cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
-  if (!device_list || num_devices == 0) return fail(errcode_ret, CL_INVALID_VALUE);
+  if (!kiln_context_is_valid(context))
+    return fail(errcode_ret,
+                KILN_FAIL(CL_INVALID_CONTEXT,
+                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                          (const void *)(context)));
+  if (!device_list || num_devices == 0)
+    return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!device_list || num_devices == 0"));
   cl_int err = check_context_devices(context, num_devices, device_list);
   if (err != CL_SUCCESS) return fail(errcode_ret, err);
-  if (!lengths || !binaries) return fail(errcode_ret, CL_INVALID_VALUE);
+  if (!lengths || !binaries)
+    return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!lengths || !binaries"));
   bool missing = false;
   for (cl_uint i = 0; i < num_devices; i++) {
     bool bad = lengths[i] == 0 || !binaries[i];
     if (binary_status) binary_status[i] = bad ? CL_INVALID_VALUE : CL_SUCCESS;
     missing |= bad;
   }
-  if (missing) return fail(errcode_ret, CL_INVALID_VALUE);
+  if (missing) return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "missing"));
 
   /* Every entry is checked (each gets its status); entries name the same device (a
    * context may list it more than once), so the first binary is the one loaded. */
@@ -183,10 +195,15 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context
                                                                       const cl_device_id *device_list,
                                                                       const char *kernel_names, cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
-  if (!device_list || num_devices == 0) return fail(errcode_ret, CL_INVALID_VALUE);
+  if (!kiln_context_is_valid(context))
+    return fail(errcode_ret,
+                KILN_FAIL(CL_INVALID_CONTEXT,
+                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                          (const void *)(context)));
+  if (!device_list || num_devices == 0)
+    return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!device_list || num_devices == 0"));
   /* The device has no built-in kernels: every name (and NULL) is unsupported. */
-  if (!kernel_names) return fail(errcode_ret, CL_INVALID_VALUE);
+  if (!kernel_names) return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kernel_names"));
   cl_int err = check_context_devices(context, num_devices, device_list);
   if (err != CL_SUCCESS) return fail(errcode_ret, err);
   return fail(errcode_ret, CL_INVALID_VALUE);
@@ -196,7 +213,11 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, co
                                                           cl_int *errcode_ret) {
   KILN_API_CALL;
   (void)il, (void)length;
-  if (!kiln_context_is_valid(context)) return fail(errcode_ret, CL_INVALID_CONTEXT);
+  if (!kiln_context_is_valid(context))
+    return fail(errcode_ret,
+                KILN_FAIL(CL_INVALID_CONTEXT,
+                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                          (const void *)(context)));
   return fail(errcode_ret, CL_INVALID_OPERATION); /* CL_DEVICE_IL_VERSION is empty */
 }
 
@@ -217,7 +238,10 @@ CL_API_ENTRY cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program,
                                                             void *user_data) {
   KILN_API_CALL;
   (void)pfn_notify, (void)user_data;
-  if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
   return CL_INVALID_OPERATION;
 }
 
@@ -226,6 +250,9 @@ CL_API_ENTRY cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program pr
                                                                    size_t spec_size, const void *spec_value) {
   KILN_API_CALL;
   (void)spec_id, (void)spec_size, (void)spec_value;
-  if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
   return CL_INVALID_OPERATION;
 }

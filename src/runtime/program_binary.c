@@ -4,6 +4,7 @@
  * which checks its version and checksum itself. Foreign or corrupt bytes are rejected
  * with CL_INVALID_BINARY. */
 #include "runtime/program.h"
+#include "runtime/debug_err.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +27,9 @@ cl_int kiln_program_binary_encode(cl_program program, void **bytes, size_t *size
   void *module_bytes = NULL;
   size_t module_size = 0;
   if (!program->module || kiln_module_serialize(program->module, &module_bytes, &module_size) != KILN_COMPILE_OK)
-    return CL_OUT_OF_HOST_MEMORY;
+    return KILN_FAIL(
+        CL_OUT_OF_HOST_MEMORY, "rejected since (%s)",
+        "!program->module || kiln_module_serialize(program->module, &module_bytes, &module_size) != KILN_COMPILE_OK");
   const char *options = program->options ? program->options : "";
   size_t options_length = strlen(options);
   struct binary_header header = {.magic = BINARY_MAGIC, .version = BINARY_VERSION,
@@ -51,16 +54,17 @@ cl_int kiln_program_binary_encode(cl_program program, void **bytes, size_t *size
 cl_int kiln_program_binary_decode(const void *bytes, size_t size, kiln_module **module, char **options,
                                   struct kiln_program_option_flags *flags) {
   struct binary_header header;
-  if (size < sizeof header) return CL_INVALID_BINARY;
+  if (size < sizeof header) return KILN_FAIL(CL_INVALID_BINARY, "rejected since (%s)", "size < sizeof header");
   memcpy(&header, bytes, sizeof header);
   if (memcmp(header.magic, BINARY_MAGIC, sizeof header.magic) != 0 || header.version != BINARY_VERSION ||
       header.reserved != 0 || (header.flags & ~(FLAG_UNIFORM_WORK_GROUPS | FLAG_KERNEL_ARG_INFO)) ||
       header.options_length > size - sizeof header)
     return CL_INVALID_BINARY;
   const char *options_bytes = (const char *)bytes + sizeof header;
-  if (memchr(options_bytes, '\0', header.options_length)) return CL_INVALID_BINARY;
+  if (memchr(options_bytes, '\0', header.options_length))
+    return KILN_FAIL(CL_INVALID_BINARY, "rejected since (%s)", "memchr(options_bytes, '\\0', header.options_length)");
   size_t module_offset = sizeof header + header.options_length;
-  if (module_offset == size) return CL_INVALID_BINARY;
+  if (module_offset == size) return KILN_FAIL(CL_INVALID_BINARY, "rejected since (%s)", "module_offset == size");
   char *log = NULL;
   int status = kiln_module_deserialize((const char *)bytes + module_offset, size - module_offset, module, &log);
   free(log);

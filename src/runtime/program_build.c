@@ -3,6 +3,7 @@
  * in the caller or, when a notification callback is given, on a thread of its own that
  * calls the callback once the result is observable. */
 #include "runtime/program.h"
+#include "runtime/debug_err.h"
 
 #include "device/cpu/compiler/options.h"
 #include "device/cpu/compiler/program_cache.h"
@@ -175,7 +176,7 @@ static cl_int job_execute(struct build_job *job, kiln_module **module, kiln_jit_
     return map_status(status, CL_COMPILE_PROGRAM_FAILURE, CL_INVALID_COMPILER_OPTIONS);
   case JOB_LINK: {
     kiln_module **inputs = malloc(job->num_inputs * sizeof *inputs);
-    if (!inputs) return CL_OUT_OF_HOST_MEMORY;
+    if (!inputs) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!inputs");
     flags->uniform_work_groups = false;
     flags->kernel_arg_info = true;
     for (size_t i = 0; i < job->num_inputs; i++) {
@@ -192,6 +193,22 @@ static cl_int job_execute(struct build_job *job, kiln_module **module, kiln_jit_
 }
 
 /* Runs the job, publishes its result in the program, calls the callback, frees the job. */
+/* The log's first line that reports an error (else its first line), copied into `out`,
+ * for KILN_DEBUG=err. */
+static const char *log_error_line(const char *log, char *out, size_t size) {
+  if (!log || !*log) return "(empty build log)";
+  const char *line = strstr(log, "error");
+  if (line)
+    while (line > log && line[-1] != '\n') line--;
+  else
+    line = log;
+  size_t n = strcspn(line, "\n");
+  if (n >= size) n = size - 1;
+  memcpy(out, line, n);
+  out[n] = '\0';
+  return out;
+}
+
 static cl_int job_run(struct build_job *job) {
   cl_program program = job->program;
   kiln_module *module = NULL;
@@ -201,6 +218,15 @@ static cl_int job_run(struct build_job *job) {
   bool store = false;
   struct kiln_program_cache_key store_key = {{0}};
   cl_int err = job_execute(job, &module, &jit, &store, &store_key, &log, &flags);
+  if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_COMPILE_PROGRAM_FAILURE || err == CL_LINK_PROGRAM_FAILURE ||
+      err == CL_INVALID_BUILD_OPTIONS || err == CL_INVALID_COMPILER_OPTIONS || err == CL_INVALID_LINKER_OPTIONS) {
+    char line[200];
+    err = KILN_FAIL(err, "%s of program %p failed; see clGetProgramBuildInfo(CL_PROGRAM_BUILD_LOG): %s",
+                    job->kind == JOB_COMPILE ? "compilation"
+                    : job->kind == JOB_LINK  ? "link"
+                                             : "build",
+                    (void *)program, log_error_line(log, line, sizeof line));
+  }
   bool reuse_binary = err == CL_SUCCESS && !module; /* an executable binary built as it is */
   char *names = NULL;
   kiln_module *executable = reuse_binary ? program->module : module;
@@ -208,7 +234,7 @@ static cl_int job_run(struct build_job *job) {
     /* Its machine code is generated when the first kernel is created (program_code.c). */
     names = kernel_names_of(executable);
     if (!names) {
-      err = CL_OUT_OF_HOST_MEMORY;
+      err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!names");
       if (jit) kiln_jit_free(jit);
       jit = NULL;
     }
@@ -285,7 +311,8 @@ static cl_int check_device_list(cl_uint num_devices, const cl_device_id *device_
 
 static cl_int check_devices_in_program(cl_program program, cl_uint num_devices, const cl_device_id *device_list) {
   for (cl_uint i = 0; i < num_devices; i++)
-    if (!kiln_program_has_device(program, device_list[i])) return CL_INVALID_DEVICE;
+    if (!kiln_program_has_device(program, device_list[i]))
+      return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!kiln_program_has_device(program, device_list[i])");
   return CL_SUCCESS;
 }
 
@@ -304,7 +331,9 @@ static void record_failure_locked(cl_program program, const char *options, char 
 /* Takes the program for a build/compile when allowed: CL_INVALID_OPERATION while one runs,
  * kernels exist or a link reads it. Caller holds the lock. */
 static cl_int check_idle_locked(cl_program program) {
-  if (program->busy || program->kernel_objects || program->link_readers) return CL_INVALID_OPERATION;
+  if (program->busy || program->kernel_objects || program->link_readers)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "program->busy || program->kernel_objects || program->link_readers");
   return CL_SUCCESS;
 }
 
@@ -329,12 +358,16 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
                                                const char *options,
                                                void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
   cl_int err = check_device_list(num_devices, device_list);
   if (err != CL_SUCCESS) return err;
-  if (!pfn_notify && user_data) return CL_INVALID_VALUE;
+  if (!pfn_notify && user_data) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify && user_data");
   if ((err = check_devices_in_program(program, num_devices, device_list)) != CL_SUCCESS) return err;
-  if (program->origin == KILN_PROGRAM_FROM_LINK) return CL_INVALID_OPERATION;
+  if (program->origin == KILN_PROGRAM_FROM_LINK)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "program->origin == KILN_PROGRAM_FROM_LINK");
   /* A binary program rebuilt without options keeps the options it was built with. */
   const char *effective = options;
   char *binary_options = NULL;
@@ -343,11 +376,12 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
   if ((err = check_idle_locked(program)) != CL_SUCCESS) goto out;
   if (program->origin == KILN_PROGRAM_FROM_BINARY) {
     if (!program->module) {
-      err = CL_INVALID_BINARY;
+      err = KILN_FAIL(CL_INVALID_BINARY, "rejected since (%s)", "!program->module");
       goto out;
     }
     if (!options && !(effective = binary_options = copy_string(program->options))) {
-      err = CL_OUT_OF_HOST_MEMORY;
+      err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)",
+                      "!options && !(effective = binary_options = copy_string(program->options))");
       goto out;
     }
   }
@@ -359,12 +393,13 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
   }
   free(log);
   if (program->origin == KILN_PROGRAM_FROM_SOURCE && !kiln_program_compiler_available(program->device)) {
-    err = CL_COMPILER_NOT_AVAILABLE;
+    err = KILN_FAIL(CL_COMPILER_NOT_AVAILABLE, "rejected since (%s)",
+                    "program->origin == KILN_PROGRAM_FROM_SOURCE && !kiln_program_compiler_available(program->device)");
     goto out;
   }
   job = job_new(JOB_BUILD, program, effective, pfn_notify, user_data);
   if (!job) {
-    err = CL_OUT_OF_HOST_MEMORY;
+    err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!job");
     goto out;
   }
   program->busy = true;
@@ -378,13 +413,13 @@ out:
 /* Copies the embedded headers of clCompileProgram (their programs' sources). */
 static cl_int copy_headers(struct build_job *job, cl_uint count, const cl_program *programs, const char **names) {
   job->headers = calloc(count ? count : 1, sizeof *job->headers);
-  if (!job->headers) return CL_OUT_OF_HOST_MEMORY;
+  if (!job->headers) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!job->headers");
   for (cl_uint i = 0; i < count; i++) {
     const char *source = programs[i]->source ? programs[i]->source : "";
     char *name = copy_string(names[i]), *copy = copy_string(source);
     job->headers[i] = (struct kiln_cl_header){name, copy, copy ? strlen(copy) : 0};
     job->num_headers = i + 1;
-    if (!name || !copy) return CL_OUT_OF_HOST_MEMORY;
+    if (!name || !copy) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!name || !copy");
   }
   return CL_SUCCESS;
 }
@@ -395,21 +430,28 @@ CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
                                                  const char **header_include_names,
                                                  void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
   cl_int err = check_device_list(num_devices, device_list);
   if (err != CL_SUCCESS) return err;
   if (num_input_headers == 0 ? (header_include_names || input_headers) : (!header_include_names || !input_headers))
-    return CL_INVALID_VALUE;
-  if (!pfn_notify && user_data) return CL_INVALID_VALUE;
+    return KILN_FAIL(
+        CL_INVALID_VALUE, "rejected since (%s)",
+        "num_input_headers == 0 ? (header_include_names || input_headers) : (!header_include_names || !input_headers)");
+  if (!pfn_notify && user_data) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify && user_data");
   if ((err = check_devices_in_program(program, num_devices, device_list)) != CL_SUCCESS) return err;
   for (cl_uint i = 0; i < num_input_headers; i++) {
-    if (!kiln_program_is_valid(input_headers[i])) return CL_INVALID_PROGRAM;
-    if (!header_include_names[i]) return CL_INVALID_VALUE;
+    if (!kiln_program_is_valid(input_headers[i]))
+      return KILN_FAIL(CL_INVALID_PROGRAM, "rejected since (%s)", "!kiln_program_is_valid(input_headers[i])");
+    if (!header_include_names[i]) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!header_include_names[i]");
   }
-  if (program->origin != KILN_PROGRAM_FROM_SOURCE) return CL_INVALID_OPERATION;
+  if (program->origin != KILN_PROGRAM_FROM_SOURCE)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "program->origin != KILN_PROGRAM_FROM_SOURCE");
 
   struct build_job *job = job_new(JOB_COMPILE, program, options, pfn_notify, user_data);
-  if (!job) return CL_OUT_OF_HOST_MEMORY;
+  if (!job) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!job");
   if ((err = copy_headers(job, num_input_headers, input_headers, header_include_names)) != CL_SUCCESS) {
     job_free(job);
     return err;
@@ -441,7 +483,8 @@ CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
 static cl_int check_link_options(const char *options, bool *create_library, char **log) {
   *create_library = kiln_program_options_have(options, "-create-library");
   if (kiln_program_options_have(options, "-enable-link-options") && !*create_library)
-    return CL_INVALID_LINKER_OPTIONS;
+    return KILN_FAIL(CL_INVALID_LINKER_OPTIONS, "rejected since (%s)",
+                     "kiln_program_options_have(options, \"-enable-link-options\") && !*create_library");
   return kiln_compiler_check_options(options, true, log) == KILN_COMPILE_OK ? CL_SUCCESS
                                                                             : CL_INVALID_LINKER_OPTIONS;
 }
@@ -450,7 +493,7 @@ static cl_int check_link_options(const char *options, bool *create_library, char
  * compiled object or library. */
 static cl_int take_inputs(struct build_job *job, cl_uint count, const cl_program *inputs) {
   job->inputs = calloc(count, sizeof *job->inputs);
-  if (!job->inputs) return CL_OUT_OF_HOST_MEMORY;
+  if (!job->inputs) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!job->inputs");
   for (cl_uint i = 0; i < count; i++) {
     cl_program input = inputs[i];
     pthread_mutex_lock(&input->lock);
@@ -458,7 +501,7 @@ static cl_int take_inputs(struct build_job *job, cl_uint count, const cl_program
                   kiln_module_get_kind(input->module) != KILN_MODULE_EXECUTABLE;
     if (usable) input->link_readers++;
     pthread_mutex_unlock(&input->lock);
-    if (!usable) return CL_INVALID_OPERATION;
+    if (!usable) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "!usable");
     kiln_object_retain(&input->obj);
     job->inputs[job->num_inputs++] = input;
   }
@@ -476,25 +519,40 @@ CL_API_ENTRY cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint nu
                                                   void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data,
                                                   cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return link_fail(errcode_ret, CL_INVALID_CONTEXT);
-  if ((device_list == NULL) != (num_devices == 0)) return link_fail(errcode_ret, CL_INVALID_VALUE);
-  if (num_input_programs == 0 || !input_programs) return link_fail(errcode_ret, CL_INVALID_VALUE);
+  if (!kiln_context_is_valid(context))
+    return link_fail(errcode_ret,
+                     KILN_FAIL(CL_INVALID_CONTEXT,
+                               "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                               (const void *)(context)));
+  if ((device_list == NULL) != (num_devices == 0))
+    return link_fail(errcode_ret,
+                     KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(device_list == NULL) != (num_devices == 0)"));
+  if (num_input_programs == 0 || !input_programs)
+    return link_fail(errcode_ret,
+                     KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "num_input_programs == 0 || !input_programs"));
   for (cl_uint i = 0; i < num_input_programs; i++)
-    if (!kiln_program_is_valid(input_programs[i])) return link_fail(errcode_ret, CL_INVALID_PROGRAM);
-  if (!pfn_notify && user_data) return link_fail(errcode_ret, CL_INVALID_VALUE);
+    if (!kiln_program_is_valid(input_programs[i]))
+      return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_PROGRAM, "rejected since (%s)",
+                                              "!kiln_program_is_valid(input_programs[i])"));
+  if (!pfn_notify && user_data)
+    return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify && user_data"));
   for (cl_uint i = 0; i < num_devices; i++) {
     bool found = false;
     for (cl_uint j = 0; j < context->num_devices && !found; j++) found = context->devices[j] == device_list[i];
-    if (!found) return link_fail(errcode_ret, CL_INVALID_DEVICE);
+    if (!found) return link_fail(errcode_ret, KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!found"));
   }
   for (cl_uint i = 0; i < num_input_programs; i++)
-    if (input_programs[i]->context != context) return link_fail(errcode_ret, CL_INVALID_CONTEXT);
+    if (input_programs[i]->context != context)
+      return link_fail(errcode_ret,
+                       KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "input_programs[i]->context != context"));
   bool create_library;
   char *log = NULL;
   cl_int err = check_link_options(options, &create_library, &log);
   free(log);
   if (err != CL_SUCCESS) return link_fail(errcode_ret, err);
-  if (!kiln_program_linker_available(context->device)) return link_fail(errcode_ret, CL_LINKER_NOT_AVAILABLE);
+  if (!kiln_program_linker_available(context->device))
+    return link_fail(errcode_ret, KILN_FAIL(CL_LINKER_NOT_AVAILABLE, "rejected since (%s)",
+                                            "!kiln_program_linker_available(context->device)"));
 
   cl_program program = kiln_program_create(context, KILN_PROGRAM_FROM_LINK, num_devices, device_list, &err);
   if (!program) return link_fail(errcode_ret, err);

@@ -1,5 +1,6 @@
 /* program_info.c: clGetProgramInfo and clGetProgramBuildInfo. */
 #include "runtime/program.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/info.h"
 
@@ -26,7 +27,8 @@ static cl_int binary_info(cl_program program, cl_program_info param_name, size_t
   } else {
     if (param_value_size_ret) *param_value_size_ret = n * sizeof(unsigned char *);
     if (param_value && param_value_size < n * sizeof(unsigned char *)) {
-      err = CL_INVALID_VALUE;
+      err = KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                      "param_value && param_value_size < n * sizeof(unsigned char *)");
     } else if (param_value) {
       unsigned char **out = param_value;
       for (cl_uint i = 0; i < n; i++)
@@ -41,7 +43,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
   switch (param_name) {
   case CL_PROGRAM_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&program->obj.api_refs));
@@ -64,13 +69,14 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_
   case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT:
     break;
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetProgramInfo knows", (unsigned)param_name);
   }
   /* Queries about the executable. */
   cl_int err;
   pthread_mutex_lock(&program->lock);
   if (!kiln_program_has_executable_locked(program)) {
-    err = CL_INVALID_PROGRAM_EXECUTABLE;
+    err =
+        KILN_FAIL(CL_INVALID_PROGRAM_EXECUTABLE, "rejected since (%s)", "!kiln_program_has_executable_locked(program)");
   } else if (param_name == CL_PROGRAM_NUM_KERNELS) {
     size_t count = kiln_program_api_kernel_count(program->module);
     err = kiln_info_copy(param_value_size, param_value, param_value_size_ret, &count, sizeof count);
@@ -99,8 +105,12 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_dev
                                                       cl_program_build_info param_name, size_t param_value_size,
                                                       void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program)) return CL_INVALID_PROGRAM;
-  if (!kiln_program_has_device(program, device)) return CL_INVALID_DEVICE;
+  if (!kiln_program_is_valid(program))
+    return KILN_FAIL(CL_INVALID_PROGRAM,
+                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
+                     (const void *)(program));
+  if (!kiln_program_has_device(program, device))
+    return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!kiln_program_has_device(program, device)");
   cl_int err;
   switch (param_name) {
   case CL_PROGRAM_BUILD_STATUS:
@@ -132,6 +142,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_dev
     pthread_mutex_unlock(&program->lock);
     KILN_INFO_VALUE(size_t, bytes);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetProgramBuildInfo knows",
+                     (unsigned)param_name);
   }
 }

@@ -1,4 +1,5 @@
 #include "runtime/queue.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"
@@ -32,8 +33,13 @@ static bool context_has_device(cl_context context, cl_device_id device) {
 
 /* Validation in the order the spec lists the errors. */
 static cl_int check_context_device(cl_context context, cl_device_id device) {
-  if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
-  if (!kiln_device_is_valid(device) || !context_has_device(context, device)) return CL_INVALID_DEVICE;
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
+  if (!kiln_device_is_valid(device) || !context_has_device(context, device))
+    return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)",
+                     "!kiln_device_is_valid(device) || !context_has_device(context, device)");
   return CL_SUCCESS;
 }
 
@@ -140,7 +146,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_q
                                                       cl_command_queue_info param_name, size_t param_value_size,
                                                       void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_queue_object_type(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_object_type(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE, "rejected since (%s)", "!kiln_queue_object_type(command_queue)");
   bool on_device = command_queue->device_queue != NULL;
   switch (param_name) {
   case CL_QUEUE_CONTEXT:
@@ -156,12 +163,14 @@ CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_q
     KILN_INFO_ARRAY(command_queue->properties_array,
                     command_queue->properties_array_count * sizeof(cl_queue_properties));
   case CL_QUEUE_SIZE:
-    if (!on_device) return CL_INVALID_COMMAND_QUEUE; /* only device queues have a size */
+    if (!on_device)
+      return KILN_FAIL(CL_INVALID_COMMAND_QUEUE, "rejected since (%s)",
+                       "!on_device"); /* only device queues have a size */
     KILN_INFO_VALUE(cl_uint, command_queue->config.device_queue_size);
   case CL_QUEUE_DEVICE_DEFAULT:
     KILN_INFO_VALUE(cl_command_queue, kiln_context_default_device_queue(command_queue->context));
   default:
-    if (on_device) return CL_INVALID_VALUE;
+    if (on_device) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "on_device");
     return kiln_queue_info_from_providers(command_queue, param_name, param_value_size, param_value,
                                           param_value_size_ret);
   }
@@ -174,7 +183,10 @@ CL_API_ENTRY cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue comma
   (void)properties;
   (void)enable;
   (void)old_properties;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(command_queue));
   return CL_INVALID_OPERATION; /* only OpenCL 1.0 devices must support changing properties */
 }
 

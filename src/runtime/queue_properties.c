@@ -2,6 +2,7 @@
  * on-device) and CL_QUEUE_SIZE; every other name, and unknown CL_QUEUE_PROPERTIES bits, go
  * to the extensions' parsers (runtime/extension.h), which device queues do not take. */
 #include "runtime/queue.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/extension.h"
 
@@ -12,7 +13,10 @@ static cl_int ask_extensions(cl_queue_properties name, cl_queue_properties value
     cl_int result = (*e)->parse_queue_property(name, value, cfg);
     if (result != KILN_QUEUE_PROPERTY_NOT_MINE) return result;
   }
-  return CL_INVALID_VALUE;
+  if (name == CL_QUEUE_PROPERTIES)
+    return KILN_FAIL(CL_INVALID_VALUE, "CL_QUEUE_PROPERTIES bits 0x%llx are not queue properties Kiln knows",
+                     (unsigned long long)value);
+  return KILN_FAIL(CL_INVALID_VALUE, "queue property name 0x%llx is not one Kiln knows", (unsigned long long)name);
 }
 
 static const cl_command_queue_properties core_bits =
@@ -26,14 +30,19 @@ static cl_int parse_bitfield(cl_command_queue_properties bits, bool allow_device
   /* Device-queue bits first, so that their errors do not depend on extension bits. */
   if (bits & known & device_queue_bits) {
     /* ON_DEVICE_DEFAULT needs ON_DEVICE, ON_DEVICE needs out-of-order: otherwise not valid. */
-    if ((bits & CL_QUEUE_ON_DEVICE_DEFAULT) && !(bits & CL_QUEUE_ON_DEVICE)) return CL_INVALID_VALUE;
-    if (!(bits & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) return CL_INVALID_VALUE;
+    if ((bits & CL_QUEUE_ON_DEVICE_DEFAULT) && !(bits & CL_QUEUE_ON_DEVICE))
+      return KILN_FAIL(CL_INVALID_VALUE, "CL_QUEUE_ON_DEVICE_DEFAULT is given without CL_QUEUE_ON_DEVICE");
+    if (!(bits & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+      return KILN_FAIL(CL_INVALID_VALUE, "CL_QUEUE_ON_DEVICE needs CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE");
     cfg->properties = bits & known;
     /* A device queue has no extension behaviour (placement, recording, scheduling): bits
      * an extension knows are refused, with its own error if it has one for them. */
     if (unknown) {
       cl_int err = ask_extensions(CL_QUEUE_PROPERTIES, unknown, cfg);
-      return err == CL_SUCCESS ? CL_INVALID_QUEUE_PROPERTIES : err;
+      if (err != CL_SUCCESS) return err;
+      return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES,
+                       "a device queue (CL_QUEUE_ON_DEVICE) takes no extension bits (0x%llx)",
+                       (unsigned long long)unknown);
     }
     return CL_SUCCESS;
   }
@@ -61,7 +70,9 @@ cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct
   for (; properties[n] != 0; n += 2) {
     cl_queue_properties name = properties[n], value = properties[n + 1];
     for (size_t k = 0; k < n; k += 2)
-      if (properties[k] == name) return CL_INVALID_VALUE; /* each name at most once */
+      if (properties[k] == name)
+        return KILN_FAIL(CL_INVALID_VALUE, "queue property 0x%llx is given twice", /* each name at most once */
+                         (unsigned long long)name);
     if (name == CL_QUEUE_PROPERTIES) {
       seen_properties = true;
       bits = (cl_command_queue_properties)value;
@@ -71,7 +82,8 @@ cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct
     } else {
       cl_int err = ask_extensions(name, value, cfg);
       if (err != CL_SUCCESS) return err;
-      if (cfg->ext_count == KILN_QUEUE_EXT_PROPERTIES_MAX) return CL_INVALID_VALUE;
+      if (cfg->ext_count == KILN_QUEUE_EXT_PROPERTIES_MAX)
+        return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "cfg->ext_count == KILN_QUEUE_EXT_PROPERTIES_MAX");
       cfg->ext_names[cfg->ext_count] = name;
       cfg->ext_values[cfg->ext_count++] = value;
     }
@@ -83,9 +95,15 @@ cl_int kiln_queue_properties_parse(const cl_queue_properties *properties, struct
   }
   bool on_device = (cfg->properties & CL_QUEUE_ON_DEVICE) != 0;
   /* CL_QUEUE_SIZE: only for a device queue, at most CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE. */
-  if (seen_size && (!on_device || size == 0 || size > KILN_DEVICE_QUEUE_MAX_SIZE)) return CL_INVALID_VALUE;
+  if (seen_size && (!on_device || size == 0 || size > KILN_DEVICE_QUEUE_MAX_SIZE))
+    return KILN_FAIL(CL_INVALID_VALUE,
+                     "CL_QUEUE_SIZE %llu: only for a device queue (CL_QUEUE_ON_DEVICE), from 1 to "
+                     "CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE %u",
+                     (unsigned long long)size, (unsigned)KILN_DEVICE_QUEUE_MAX_SIZE);
   if (on_device) {
-    if (cfg->ext_count) return CL_INVALID_QUEUE_PROPERTIES;
+    if (cfg->ext_count)
+      return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES,
+                       "a device queue (CL_QUEUE_ON_DEVICE) takes no extension properties");
     cfg->device_queue_size = seen_size ? (uint32_t)size : KILN_DEVICE_QUEUE_PREFERRED_SIZE;
   }
   return CL_SUCCESS;

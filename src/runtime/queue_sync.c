@@ -1,5 +1,6 @@
 /* Synchronization commands: markers, barriers, clEnqueueWaitForEvents, clFlush, clFinish. */
 #include "runtime/event.h"
+#include "runtime/debug_err.h"
 #include "runtime/queue.h"
 
 #include "device/cpu/worker_pool.h"
@@ -19,7 +20,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue com
                                                             cl_uint num_events_in_wait_list,
                                                             const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(command_queue));
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_MARKER, num_events_in_wait_list,
                                           event_wait_list, event);
   if (err != CL_SUCCESS) return err;
@@ -31,7 +35,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue co
                                                              cl_uint num_events_in_wait_list,
                                                              const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(command_queue));
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_BARRIER, num_events_in_wait_list,
                                           event_wait_list, event);
   if (err != CL_SUCCESS) return err;
@@ -41,8 +48,11 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue co
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
-  if (!event) return CL_INVALID_VALUE;
+  if (!kiln_queue_is_valid(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(command_queue));
+  if (!event) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!event");
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_MARKER, 0, NULL, event);
   if (err != CL_SUCCESS) return err;
   return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_MARKER, 0, NULL, event, CL_FALSE);
@@ -50,7 +60,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, 
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(command_queue));
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_BARRIER, 0, NULL, NULL);
   if (err != CL_SUCCESS) return err;
   return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_BARRIER, 0, NULL, NULL, CL_FALSE);
@@ -59,10 +72,15 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events,
                                                        const cl_event *event_list) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
-  if (num_events == 0 || !event_list) return CL_INVALID_VALUE;
+  if (!kiln_queue_is_valid(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(command_queue));
+  if (num_events == 0 || !event_list)
+    return KILN_FAIL(CL_INVALID_VALUE, "num_events is %u and event_list is %s: a non-empty list is required",
+                     num_events, event_list ? "not NULL" : "NULL");
   cl_int err = kiln_command_check_enqueue(command_queue, KILN_ENQUEUE_WAIT_FOR_EVENTS, num_events, event_list, NULL);
-  if (err == CL_INVALID_EVENT_WAIT_LIST) return CL_INVALID_EVENT; /* the 1.0 name for a bad event */
+  if (err == CL_INVALID_EVENT_WAIT_LIST) return KILN_RECODE(CL_INVALID_EVENT); /* the 1.0 name for a bad event */
   if (err != CL_SUCCESS) return err;
   /* Later commands must wait for these events: a barrier on the list does exactly that. */
   return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_BARRIER, num_events, event_list, NULL, CL_FALSE);
@@ -70,7 +88,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_
 
 CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(command_queue));
   /* Commands are handed to the pool when their dependencies resolve; with kernel batching
    * their workers' wake-up waits for this flush. Without deferred flush
    * (CL_QUEUE_DEFERRED_FLUSH_ARM = CL_FALSE) this thread runs what it can claim itself. */
@@ -81,7 +102,10 @@ CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
 
 CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue command_queue) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(command_queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(command_queue));
   return kiln_queue_finish(command_queue);
 }
 
@@ -94,7 +118,7 @@ cl_int kiln_context_finish(cl_context context) {
   for (cl_command_queue q = context->queues; held && q; q = q->context_next)
     if (kiln_object_try_retain(&q->obj)) held[held_count++] = q;
   pthread_mutex_unlock(&context->lock);
-  if (count && !held) return CL_OUT_OF_HOST_MEMORY;
+  if (count && !held) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "count && !held");
   cl_int result = CL_SUCCESS;
   for (size_t i = 0; i < held_count; i++) {
     cl_int err = kiln_queue_finish(held[i]);

@@ -2,6 +2,7 @@
  * clReleaseSampler and clGetSamplerInfo. A sampler holds its context (internal
  * reference); kernels get its KILN_SAMPLER_* bits, copied at clSetKernelArg. */
 #include "runtime/sampler.h"
+#include "runtime/debug_err.h"
 
 #include "device/cpu/kernel_abi.h"
 #include "runtime/context.h"
@@ -44,10 +45,15 @@ struct sampler_state {
 };
 
 static cl_int state_bits(const struct sampler_state *s, uint64_t *bits) {
-  if (s->normalized_coords != CL_TRUE && s->normalized_coords != CL_FALSE) return CL_INVALID_VALUE;
+  if (s->normalized_coords != CL_TRUE && s->normalized_coords != CL_FALSE)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "s->normalized_coords != CL_TRUE && s->normalized_coords != CL_FALSE");
   uint64_t address;
-  if (!addressing_bits(s->addressing_mode, &address)) return CL_INVALID_VALUE;
-  if (s->filter_mode != CL_FILTER_NEAREST && s->filter_mode != CL_FILTER_LINEAR) return CL_INVALID_VALUE;
+  if (!addressing_bits(s->addressing_mode, &address))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!addressing_bits(s->addressing_mode, &address)");
+  if (s->filter_mode != CL_FILTER_NEAREST && s->filter_mode != CL_FILTER_LINEAR)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "s->filter_mode != CL_FILTER_NEAREST && s->filter_mode != CL_FILTER_LINEAR");
   *bits = address | (s->normalized_coords ? KILN_SAMPLER_NORMALIZED_COORDS : 0) |
           (s->filter_mode == CL_FILTER_LINEAR ? KILN_SAMPLER_FILTER_LINEAR : KILN_SAMPLER_FILTER_NEAREST);
   return CL_SUCCESS;
@@ -68,22 +74,25 @@ static cl_int parse_properties(const cl_sampler_properties *properties, struct s
       which = 0;
       s->normalized_coords = (cl_bool)value;
       /* a cl_bool wider than 0/1 must not pass as one after the narrowing */
-      if (value != CL_TRUE && value != CL_FALSE) return CL_INVALID_VALUE;
+      if (value != CL_TRUE && value != CL_FALSE)
+        return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "value != CL_TRUE && value != CL_FALSE");
       break;
     case CL_SAMPLER_ADDRESSING_MODE:
       which = 1;
       s->addressing_mode = (cl_addressing_mode)value;
-      if ((cl_sampler_properties)s->addressing_mode != value) return CL_INVALID_VALUE;
+      if ((cl_sampler_properties)s->addressing_mode != value)
+        return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(cl_sampler_properties)s->addressing_mode != value");
       break;
     case CL_SAMPLER_FILTER_MODE:
       which = 2;
       s->filter_mode = (cl_filter_mode)value;
-      if ((cl_sampler_properties)s->filter_mode != value) return CL_INVALID_VALUE;
+      if ((cl_sampler_properties)s->filter_mode != value)
+        return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(cl_sampler_properties)s->filter_mode != value");
       break;
     default:
       return CL_INVALID_VALUE;
     }
-    if (seen[which]) return CL_INVALID_VALUE;
+    if (seen[which]) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "seen[which]");
     seen[which] = true;
   }
   *count = i + 1;
@@ -103,7 +112,7 @@ static cl_sampler create_sampler(cl_context context, const struct sampler_state 
   if ((*err = state_bits(s, &bits)) != CL_SUCCESS) return NULL;
   cl_sampler sampler = kiln_object_alloc(KILN_OBJECT_SAMPLER, sizeof *sampler);
   if (!sampler) {
-    *err = CL_OUT_OF_HOST_MEMORY;
+    *err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!sampler");
     return NULL;
   }
   if (properties_count) {
@@ -171,7 +180,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_sampler_is_valid(sampler)) return CL_INVALID_SAMPLER;
+  if (!kiln_sampler_is_valid(sampler))
+    return KILN_FAIL(CL_INVALID_SAMPLER,
+                     "sampler (%p) is not a valid cl_sampler (NULL, released, or another kind of object)",
+                     (const void *)(sampler));
   switch (param_name) {
   case CL_SAMPLER_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&sampler->obj.api_refs));
@@ -186,6 +198,6 @@ CL_API_ENTRY cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_
   case CL_SAMPLER_PROPERTIES:
     KILN_INFO_ARRAY(sampler->properties, sampler->properties_count * sizeof *sampler->properties);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetSamplerInfo knows", (unsigned)param_name);
   }
 }

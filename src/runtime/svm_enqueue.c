@@ -3,6 +3,7 @@
  * unmap and migrate are ordering points with no data to move. A large copy on a queue of
  * the worker pool is a launch of chunks that every worker shares (parallel_copy.h). */
 #include "runtime/svm.h"
+#include "runtime/debug_err.h"
 
 #include "device/cpu/parallel_copy.h"
 #include "device/cpu/worker_pool.h"
@@ -40,8 +41,9 @@ static cl_int submit_parallel_copy(const struct kiln_command_sink *sink, cl_comm
 
 cl_int kiln_svm_memcpy(const struct kiln_command_sink *sink, cl_command_type type, void *dst, const void *src,
                        size_t size, cl_bool blocking) {
-  if (!dst || !src) return CL_INVALID_VALUE;
-  if (ranges_overlap(dst, src, size)) return CL_MEM_COPY_OVERLAP;
+  if (!dst || !src) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!dst || !src");
+  if (ranges_overlap(dst, src, size))
+    return KILN_FAIL(CL_MEM_COPY_OVERLAP, "rejected since (%s)", "ranges_overlap(dst, src, size)");
   cl_int err = kiln_command_sink_check(sink, type);
   if (err != CL_SUCCESS) return err;
   if (size >= KILN_PARALLEL_COPY_MIN_BYTES && sink->queue->config.placement.engine == KILN_ENGINE_WORKERS)
@@ -64,8 +66,11 @@ static cl_int run_svm_fill(struct kiln_command *command) {
 
 cl_int kiln_svm_memfill(const struct kiln_command_sink *sink, cl_command_type type, void *dst, const void *pattern,
                         size_t pattern_size, size_t size) {
-  if (!dst || !pattern || !kiln_mem_fill_pattern_size_ok(pattern_size)) return CL_INVALID_VALUE;
-  if ((uintptr_t)dst % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
+  if (!dst || !pattern || !kiln_mem_fill_pattern_size_ok(pattern_size))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "!dst || !pattern || !kiln_mem_fill_pattern_size_ok(pattern_size)");
+  if ((uintptr_t)dst % pattern_size || size % pattern_size)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(uintptr_t)dst % pattern_size || size % pattern_size");
   cl_int err = kiln_command_sink_check(sink, type);
   if (err != CL_SUCCESS) return err;
   struct svm_fill p = {.dst = dst, .size = size, .pattern_size = pattern_size};
@@ -83,7 +88,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue queue, cl_bo
                                                    const void *src, size_t size, cl_uint num_events,
                                                    const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_svm_memcpy(&sink, CL_COMMAND_SVM_MEMCPY, dst, src, size, blocking);
 }
@@ -92,7 +100,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue queue, void
                                                     size_t pattern_size, size_t size, cl_uint num_events,
                                                     const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_svm_memfill(&sink, CL_COMMAND_SVM_MEMFILL, svm_ptr, pattern, pattern_size, size);
 }
@@ -101,8 +112,12 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool 
                                                 void *svm_ptr, size_t size, cl_uint num_events,
                                                 const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
-  if (!svm_ptr || size == 0 || !kiln_mem_map_flags_ok(flags)) return CL_INVALID_VALUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
+  if (!svm_ptr || size == 0 || !kiln_mem_map_flags_ok(flags))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!svm_ptr || size == 0 || !kiln_mem_map_flags_ok(flags)");
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_svm_submit_sync(&sink, CL_COMMAND_SVM_MAP, blocking);
 }
@@ -110,8 +125,11 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue queue, void *svm_ptr, cl_uint num_events,
                                                   const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
-  if (!svm_ptr) return CL_INVALID_VALUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
+  if (!svm_ptr) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!svm_ptr");
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_svm_submit_sync(&sink, CL_COMMAND_SVM_UNMAP, CL_FALSE);
 }
@@ -121,12 +139,18 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue queue, c
                                                        cl_mem_migration_flags flags, cl_uint num_events,
                                                        const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
-  if (!num_svm_pointers || !svm_pointers) return CL_INVALID_VALUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
+  if (!num_svm_pointers || !svm_pointers)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!num_svm_pointers || !svm_pointers");
   if (flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(
+        CL_INVALID_VALUE, "rejected since (%s)",
+        "flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)");
   for (cl_uint i = 0; i < num_svm_pointers; i++) {
-    if (!svm_pointers[i]) return CL_INVALID_VALUE;
+    if (!svm_pointers[i]) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!svm_pointers[i]");
     if (!sizes || !sizes[i]) continue;
     /* A sized range must lie inside one allocation Kiln made. */
     struct kiln_svm_allocation a;

@@ -16,23 +16,30 @@ static const struct {
   enum kiln_trace_topic topic;
 } topics[] = {
     {"sched", KILN_TRACE_SCHED},
+    {"err", KILN_TRACE_ERR},
 };
 
 static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
 static unsigned enabled_topics;
 static int trace_fd = -1;
 
-static void trace_init(void) {
-  const char *env = getenv("KILN_TRACE");
-  if (!env || !*env) return;
+static unsigned topics_named(const char *env) {
+  if (!env || !*env) return 0;
   char list[256];
   snprintf(list, sizeof list, "%s", env);
   char *saved = NULL;
+  unsigned named = 0;
   for (char *name = strtok_r(list, ",", &saved); name; name = strtok_r(NULL, ",", &saved))
     for (size_t i = 0; i < sizeof topics / sizeof topics[0]; i++)
-      if (strcmp(name, "all") == 0 || strcmp(name, topics[i].name) == 0) enabled_topics |= topics[i].topic;
+      if (strcmp(name, "all") == 0 || strcmp(name, topics[i].name) == 0) named |= topics[i].topic;
+  return named;
+}
+
+static void trace_init(void) {
+  enabled_topics = topics_named(getenv("KILN_DEBUG")) | topics_named(getenv("KILN_TRACE"));
   if (!enabled_topics) return;
-  const char *path = getenv("KILN_TRACE_FILE");
+  const char *path = getenv("KILN_DEBUG_FILE");
+  if (!path || !*path) path = getenv("KILN_TRACE_FILE");
   /* An unusable file falls back to stderr rather than losing the trace silently. */
   trace_fd = path && *path ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
   if (trace_fd < 0) trace_fd = STDERR_FILENO;

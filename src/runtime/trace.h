@@ -1,6 +1,8 @@
-/* trace.h: opt-in diagnostic logs for users tuning their code. KILN_TRACE names the topics
- * (comma-separated; "all"), KILN_TRACE_FILE the file lines are appended to (default:
- * stderr). Both are read once, at the first trace check. Each line is written with one
+/* trace.h: opt-in diagnostic logs for users debugging or tuning their code. KILN_DEBUG
+ * names the topics (comma-separated; "all"), KILN_DEBUG_FILE the file lines are appended
+ * to (default: stderr). KILN_TRACE and KILN_TRACE_FILE, the names before KILN_DEBUG, still
+ * work: topics of both variables are enabled; KILN_DEBUG_FILE wins over KILN_TRACE_FILE.
+ * All are read once, at the first trace check. Each line is written with one
  * write() call, so lines of concurrent threads do not interleave. docs/user-guide.md
  * lists the topics and their line formats. */
 #ifndef KILN_RUNTIME_TRACE_H
@@ -11,6 +13,7 @@
 
 enum kiln_trace_topic {
   KILN_TRACE_SCHED = 1u << 0, /* "sched": one line per NDRange executed (docs/arm-scheduling-controls.md) */
+  KILN_TRACE_ERR = 1u << 1,   /* "err": one line per failing entry point call (runtime/debug_err.h) */
 };
 
 /* Inline: the executor asks at every launch. The topics once read, with

@@ -1,5 +1,6 @@
 /* User events: created CL_SUBMITTED, completed once by clSetUserEventStatus. */
 #include "runtime/context.h"
+#include "runtime/debug_err.h"
 #include "runtime/event.h"
 
 CL_API_ENTRY cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *errcode_ret) {
@@ -17,13 +18,17 @@ CL_API_ENTRY cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *
 
 CL_API_ENTRY cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status) {
   KILN_API_CALL;
-  if (!kiln_event_is_valid(event) || event->type != CL_COMMAND_USER) return CL_INVALID_EVENT;
-  if (execution_status != CL_COMPLETE && execution_status >= 0) return CL_INVALID_VALUE;
+  if (!kiln_event_is_valid(event) || event->type != CL_COMMAND_USER)
+    return KILN_FAIL(CL_INVALID_EVENT, "rejected since (%s)",
+                     "!kiln_event_is_valid(event) || event->type != CL_COMMAND_USER");
+  if (execution_status != CL_COMPLETE && execution_status >= 0)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "execution_status != CL_COMPLETE && execution_status >= 0");
   pthread_mutex_lock(&event->lock);
   bool already = event->user_status_set;
   event->user_status_set = true;
   pthread_mutex_unlock(&event->lock);
-  if (already) return CL_INVALID_OPERATION;
+  if (already) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "already");
   kiln_object_retain(&event->obj); /* against a concurrent release while completing */
   kiln_event_complete(event, execution_status, true);
   return CL_SUCCESS;

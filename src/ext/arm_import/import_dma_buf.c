@@ -1,5 +1,6 @@
 /* import_dma_buf.c: mapping dma-buf file descriptors (Linux) for CL_IMPORT_TYPE_DMA_BUF_ARM. */
 #include "ext/arm_import/arm_import.h"
+#include "runtime/debug_err.h"
 
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -29,15 +30,15 @@ static bool is_dma_buf(int fd) {
 }
 
 cl_int kiln_dma_buf_map(int fd, size_t size, void **storage, bool *read_only) {
-  if (fd < 0 || !is_dma_buf(fd)) return CL_INVALID_VALUE;
+  if (fd < 0 || !is_dma_buf(fd)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "fd < 0 || !is_dma_buf(fd)");
   off_t length = lseek(fd, 0, SEEK_END);
-  if (length < 0) return CL_INVALID_OPERATION;
-  if (size > (size_t)length) return CL_INVALID_BUFFER_SIZE;
+  if (length < 0) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "length < 0");
+  if (size > (size_t)length) return KILN_FAIL(CL_INVALID_BUFFER_SIZE, "rejected since (%s)", "size > (size_t)length");
   int mode = fcntl(fd, F_GETFL);
-  if (mode < 0) return CL_INVALID_OPERATION;
+  if (mode < 0) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "mode < 0");
   *read_only = (mode & O_ACCMODE) == O_RDONLY;
   void *p = mmap(NULL, size, *read_only ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) return CL_INVALID_OPERATION;
+  if (p == MAP_FAILED) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "p == MAP_FAILED");
   *storage = p;
   return CL_SUCCESS;
 }

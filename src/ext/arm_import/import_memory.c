@@ -4,6 +4,7 @@
  * unaligned; dma-bufs are mapped with their own access mode. Kiln never frees imported
  * memory: releasing the buffer only drops its page claim or its dma-buf mapping. */
 #include "ext/arm_import/arm_import.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"
@@ -38,11 +39,14 @@ static cl_int parse_properties(const cl_import_properties_arm *properties, cl_im
   if (!properties) return CL_SUCCESS;
   bool seen_type = false;
   for (size_t i = 0; properties[i] != 0; i += 2) {
-    if (properties[i] != CL_IMPORT_TYPE_ARM || seen_type) return CL_INVALID_PROPERTY;
+    if (properties[i] != CL_IMPORT_TYPE_ARM || seen_type)
+      return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "properties[i] != CL_IMPORT_TYPE_ARM || seen_type");
     seen_type = true;
     *type = properties[i + 1];
     if (*type != CL_IMPORT_TYPE_HOST_ARM && !(*type == CL_IMPORT_TYPE_DMA_BUF_ARM && kiln_dma_buf_supported()))
-      return CL_INVALID_PROPERTY;
+      return KILN_FAIL(
+          CL_INVALID_PROPERTY, "rejected since (%s)",
+          "*type != CL_IMPORT_TYPE_HOST_ARM && !(*type == CL_IMPORT_TYPE_DMA_BUF_ARM && kiln_dma_buf_supported())");
   }
   return CL_SUCCESS;
 }
@@ -51,21 +55,30 @@ CL_API_ENTRY cl_mem CL_API_CALL clImportMemoryARM(cl_context context, cl_mem_fla
                                                   const cl_import_properties_arm *properties, void *memory,
                                                   size_t size, cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return import_failed(errcode_ret, CL_INVALID_CONTEXT);
+  if (!kiln_context_is_valid(context))
+    return import_failed(errcode_ret,
+                         KILN_FAIL(CL_INVALID_CONTEXT,
+                                   "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                                   (const void *)(context)));
   /* Valid: access flags, host-access flags (hints), CL_MEM_USE_HOST_PTR (ignored). */
   if (flags & ~(cl_mem_flags)(KILN_MEM_ACCESS_FLAGS | KILN_MEM_HOST_ACCESS_FLAGS | CL_MEM_USE_HOST_PTR))
-    return import_failed(errcode_ret, CL_INVALID_VALUE);
+    return import_failed(
+        errcode_ret,
+        KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                  "flags & ~(cl_mem_flags)(KILN_MEM_ACCESS_FLAGS | KILN_MEM_HOST_ACCESS_FLAGS | CL_MEM_USE_HOST_PTR)"));
   flags &= ~(cl_mem_flags)CL_MEM_USE_HOST_PTR;
   cl_int err = kiln_mem_check_flags(flags, 0);
   if (err != CL_SUCCESS) return import_failed(errcode_ret, err);
   cl_import_properties_arm type;
   if ((err = parse_properties(properties, &type)) != CL_SUCCESS) return import_failed(errcode_ret, err);
-  if (!memory) return import_failed(errcode_ret, CL_INVALID_VALUE);
+  if (!memory) return import_failed(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!memory"));
   if (size == 0 || size > kiln_device_get()->max_mem_alloc_size || (uintptr_t)memory + size < (uintptr_t)memory)
-    return import_failed(errcode_ret, CL_INVALID_BUFFER_SIZE);
+    return import_failed(errcode_ret, KILN_FAIL(CL_INVALID_BUFFER_SIZE, "rejected since (%s)",
+                                                "size == 0 || size > kiln_device_get()->max_mem_alloc_size || "
+                                                "(uintptr_t)memory + size < (uintptr_t)memory"));
 
   struct import_owner *owner = calloc(1, sizeof *owner);
-  if (!owner) return import_failed(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+  if (!owner) return import_failed(errcode_ret, KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!owner"));
   void *storage = memory;
   if (type == CL_IMPORT_TYPE_DMA_BUF_ARM) {
     bool read_only = false;
@@ -74,7 +87,8 @@ CL_API_ENTRY cl_mem CL_API_CALL clImportMemoryARM(cl_context context, cl_mem_fla
     /* The dma-buf's own mode is the more restrictive: it takes precedence. */
     if (read_only) flags = (flags & ~(cl_mem_flags)KILN_MEM_ACCESS_FLAGS) | CL_MEM_READ_ONLY;
   } else if (!kiln_import_range_mapped(memory, size)) {
-    err = CL_INVALID_OPERATION; /* pages of the range are not mapped in the process */
+    err = KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                    "!kiln_import_range_mapped(memory, size)"); /* pages of the range are not mapped in the process */
   } else {
     bool conflict;
     owner->pages = kiln_import_pages_claim(context, memory, size, &conflict);

@@ -1,5 +1,6 @@
 /* scheduling_controls.c: see arm_sched.h. */
 #include "ext/arm_sched/arm_sched.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/device.h"
 #include "runtime/extension.h"
@@ -18,13 +19,16 @@ static cl_int device_info(cl_device_id device, cl_device_info param_name, size_t
   (void)device;
   /* CL_DEVICE_MAX_WARP_COUNT_ARM and CL_DEVICE_SUPPORTED_REGISTER_ALLOCATIONS_ARM belong
    * to controls not reported: CL_INVALID_VALUE, like any unknown name. */
-  if (param_name != CL_DEVICE_SCHEDULING_CONTROLS_CAPABILITIES_ARM) return CL_INVALID_VALUE;
+  if (param_name != CL_DEVICE_SCHEDULING_CONTROLS_CAPABILITIES_ARM)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "param_name != CL_DEVICE_SCHEDULING_CONTROLS_CAPABILITIES_ARM");
   KILN_INFO_VALUE(cl_device_scheduling_controls_capabilities_arm, implemented_controls);
 }
 
 /* A cl_bool property value other than CL_TRUE or CL_FALSE is not valid. */
 static cl_int parse_bool(cl_queue_properties value, bool *is_false) {
-  if (value != CL_TRUE && value != CL_FALSE) return CL_INVALID_VALUE;
+  if (value != CL_TRUE && value != CL_FALSE)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "value != CL_TRUE && value != CL_FALSE");
   *is_false = value == CL_FALSE;
   return CL_SUCCESS;
 }
@@ -39,7 +43,9 @@ static cl_int parse_scheduling_property(cl_queue_properties name, cl_queue_prope
   case CL_QUEUE_COMPUTE_UNIT_LIMIT_ARM:
     /* "must be greater than 0 and less than or equal to CL_DEVICE_MAX_COMPUTE_UNITS":
      * another value is not a valid property value. */
-    if (value == 0 || value > kiln_device_get()->compute_units) return CL_INVALID_VALUE;
+    if (value == 0 || value > kiln_device_get()->compute_units)
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "value == 0 || value > kiln_device_get()->compute_units");
     cfg->scheduling.compute_unit_limit = (unsigned)value;
     return CL_SUCCESS;
   default:
@@ -54,17 +60,20 @@ static cl_int accept_exec_info(cl_kernel kernel, cl_kernel_exec_info name, size_
   (void)kernel;
   switch (name) {
   case CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_ARM:
-    if (!value || size != sizeof(cl_uint)) return CL_INVALID_VALUE;
+    if (!value || size != sizeof(cl_uint))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!value || size != sizeof(cl_uint)");
     *stored = *(const cl_uint *)value;
     return CL_SUCCESS;
   case CL_KERNEL_EXEC_INFO_WORKGROUP_BATCH_SIZE_MODIFIER_ARM:
-    if (!value || size != sizeof(cl_int)) return CL_INVALID_VALUE;
+    if (!value || size != sizeof(cl_int))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!value || size != sizeof(cl_int)");
     *stored = (uint64_t)(int64_t) * (const cl_int *)value;
     return CL_SUCCESS;
   case CL_KERNEL_EXEC_INFO_COMPUTE_UNIT_MAX_QUEUED_BATCHES_ARM:
     /* Every cl_uint is supported: 0 lets Kiln choose, a bound above a worker's share of
      * the batches bounds nothing (batch_queue.h). */
-    if (!value || size != sizeof(cl_uint)) return CL_INVALID_VALUE;
+    if (!value || size != sizeof(cl_uint))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!value || size != sizeof(cl_uint)");
     *stored = *(const cl_uint *)value;
     return CL_SUCCESS;
   default:

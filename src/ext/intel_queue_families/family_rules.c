@@ -1,5 +1,6 @@
 /* family_rules.c: see intel_queue_families.h. */
 #include "ext/intel_queue_families/intel_queue_families.h"
+#include "runtime/debug_err.h"
 
 /* The spec's capability table: which capability each enqueue call needs. Calls not listed
  * (kernels, native kernels, migrations, command buffers, recordings, SVM,
@@ -53,7 +54,9 @@ cl_int kiln_family_check_wait_event(cl_command_queue_capabilities_intel caps, bo
       !(event_queue_caps & CL_QUEUE_CAPABILITY_CREATE_CROSS_QUEUE_EVENTS_INTEL))
     return CL_INVALID_EVENT_WAIT_LIST;
   if (caps != CL_QUEUE_DEFAULT_CAPABILITIES_INTEL && !(caps & CL_QUEUE_CAPABILITY_CROSS_QUEUE_EVENT_WAIT_LIST_INTEL))
-    return CL_INVALID_EVENT_WAIT_LIST;
+    return KILN_FAIL(CL_INVALID_EVENT_WAIT_LIST, "rejected since (%s)",
+                     "caps != CL_QUEUE_DEFAULT_CAPABILITIES_INTEL && !(caps & "
+                     "CL_QUEUE_CAPABILITY_CROSS_QUEUE_EVENT_WAIT_LIST_INTEL)");
   return CL_SUCCESS;
 }
 

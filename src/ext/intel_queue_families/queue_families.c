@@ -2,6 +2,7 @@
  * CPU device offers, the device query, the queue properties and queries, and the enqueue
  * check that applies family_rules.c. */
 #include "ext/intel_queue_families/intel_queue_families.h"
+#include "runtime/debug_err.h"
 
 #include "device/cpu/copy_engine.h"
 #include "runtime/event.h"
@@ -54,7 +55,8 @@ static cl_uint family_queue_count(const struct family *family) {
 static cl_int device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value,
                           size_t *param_value_size_ret) {
   (void)device;
-  if (param_name != CL_DEVICE_QUEUE_FAMILY_PROPERTIES_INTEL) return CL_INVALID_VALUE;
+  if (param_name != CL_DEVICE_QUEUE_FAMILY_PROPERTIES_INTEL)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "param_name != CL_DEVICE_QUEUE_FAMILY_PROPERTIES_INTEL");
   cl_queue_family_properties_intel table[FAMILY_COUNT];
   memset(table, 0, sizeof table);
   for (size_t i = 0; i < FAMILY_COUNT; i++) {
@@ -94,15 +96,19 @@ static cl_int validate_family(struct kiln_queue_config *cfg) {
   cl_queue_properties family, index;
   bool has_family = kiln_queue_config_find(cfg, CL_QUEUE_FAMILY_INTEL, &family);
   bool has_index = kiln_queue_config_find(cfg, CL_QUEUE_INDEX_INTEL, &index);
-  if (has_family != has_index) return CL_INVALID_VALUE; /* both or neither */
+  if (has_family != has_index)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "has_family != has_index"); /* both or neither */
   if (!has_family) return CL_SUCCESS;
   const struct family *f = &families[family];
-  if (index >= family_queue_count(f)) return CL_INVALID_VALUE;
+  if (index >= family_queue_count(f))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "index >= family_queue_count(f)");
   /* Valid properties the family does not support; an extension's bits (a recordable
    * queue, which only records kernels) only on the default-capabilities family. */
-  if (cfg->properties & ~f->properties) return CL_INVALID_QUEUE_PROPERTIES;
+  if (cfg->properties & ~f->properties)
+    return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES, "rejected since (%s)", "cfg->properties & ~f->properties");
   if (cfg->ext_property_bits && f->capabilities != CL_QUEUE_DEFAULT_CAPABILITIES_INTEL)
-    return CL_INVALID_QUEUE_PROPERTIES;
+    return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES, "rejected since (%s)",
+                     "cfg->ext_property_bits && f->capabilities != CL_QUEUE_DEFAULT_CAPABILITIES_INTEL");
   cfg->placement.engine = f->engine;
   cfg->placement.lane = (unsigned)index;
   cfg->placement.chosen = true;
@@ -113,7 +119,9 @@ static cl_int validate_family(struct kiln_queue_config *cfg) {
 static cl_int family_queue_info(cl_command_queue queue, cl_command_queue_info param_name, size_t param_value_size,
                                 void *param_value, size_t *param_value_size_ret) {
   cl_queue_properties family = 0, index = queue->config.placement.lane;
-  if (param_name != CL_QUEUE_FAMILY_INTEL && param_name != CL_QUEUE_INDEX_INTEL) return CL_INVALID_VALUE;
+  if (param_name != CL_QUEUE_FAMILY_INTEL && param_name != CL_QUEUE_INDEX_INTEL)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "param_name != CL_QUEUE_FAMILY_INTEL && param_name != CL_QUEUE_INDEX_INTEL");
   queue_family(&queue->config, &family, &index);
   KILN_INFO_VALUE(cl_uint, (cl_uint)(param_name == CL_QUEUE_FAMILY_INTEL ? family : index));
 }

@@ -2,6 +2,7 @@
  * The errors follow the extension's lists in order: context, device, (capabilities: every
  * kind is supported), alignment, properties, size. */
 #include "ext/intel_usm/intel_usm.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"
@@ -22,12 +23,16 @@ static cl_int parse_properties(const cl_mem_properties_intel *properties, enum k
   *flags = 0;
   bool seen = false;
   for (const cl_mem_properties_intel *p = properties; p && p[0]; p += 2) {
-    if (p[0] != CL_MEM_ALLOC_FLAGS_INTEL || seen) return CL_INVALID_PROPERTY;
+    if (p[0] != CL_MEM_ALLOC_FLAGS_INTEL || seen)
+      return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "p[0] != CL_MEM_ALLOC_FLAGS_INTEL || seen");
     seen = true;
     cl_mem_alloc_flags_intel value = p[1];
-    if (value & ~known_flags) return CL_INVALID_PROPERTY;
-    if (kind != KILN_USM_SHARED && (value & placement_flags)) return CL_INVALID_PROPERTY;
-    if ((value & placement_flags) == placement_flags) return CL_INVALID_PROPERTY;
+    if (value & ~known_flags) return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "value & ~known_flags");
+    if (kind != KILN_USM_SHARED && (value & placement_flags))
+      return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)",
+                       "kind != KILN_USM_SHARED && (value & placement_flags)");
+    if ((value & placement_flags) == placement_flags)
+      return KILN_FAIL(CL_INVALID_PROPERTY, "rejected since (%s)", "(value & placement_flags) == placement_flags");
     *flags = value;
   }
   return CL_SUCCESS;
@@ -90,18 +95,26 @@ void *CL_API_CALL kiln_usm_shared_alloc(cl_context context, cl_device_id device,
 
 cl_int CL_API_CALL kiln_usm_free(cl_context context, void *ptr) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
   if (!ptr) return CL_SUCCESS;
   return kiln_svm_release(context, ptr, KILN_USM_KINDS) ? CL_SUCCESS : CL_INVALID_VALUE;
 }
 
 cl_int CL_API_CALL kiln_usm_blocking_free(cl_context context, void *ptr) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
   if (!ptr) return CL_SUCCESS;
   struct kiln_svm_allocation a;
   if (!kiln_svm_lookup(ptr, &a) || a.base != ptr || a.context != context || !(a.kind & KILN_USM_KINDS))
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(
+        CL_INVALID_VALUE, "rejected since (%s)",
+        "!kiln_svm_lookup(ptr, &a) || a.base != ptr || a.context != context || !(a.kind & KILN_USM_KINDS)");
   /* Kiln does not track which commands use which allocation: every command enqueued in
    * the context before this call may, so all of them complete first. */
   cl_int err = kiln_context_finish(context);
@@ -125,7 +138,10 @@ static cl_unified_shared_memory_type_intel type_of(enum kiln_svm_kind kind) {
 cl_int CL_API_CALL kiln_usm_alloc_info(cl_context context, const void *ptr, cl_mem_info_intel param_name,
                                        size_t param_value_size, void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context)) return CL_INVALID_CONTEXT;
+  if (!kiln_context_is_valid(context))
+    return KILN_FAIL(CL_INVALID_CONTEXT,
+                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
+                     (const void *)(context));
   /* Anything but a USM allocation of this context (an SVM allocation, a system pointer)
    * is CL_MEM_TYPE_UNKNOWN_INTEL, with the NULL / 0 answers the spec gives for it. */
   struct kiln_svm_allocation a;
@@ -143,6 +159,6 @@ cl_int CL_API_CALL kiln_usm_alloc_info(cl_context context, const void *ptr, cl_m
   case CL_MEM_ALLOC_FLAGS_INTEL:
     KILN_INFO_VALUE(cl_mem_alloc_flags_intel, (cl_mem_alloc_flags_intel)a.flags);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query Kiln knows here", (unsigned)param_name);
   }
 }

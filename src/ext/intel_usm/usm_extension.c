@@ -1,6 +1,7 @@
 /* usm_extension.c: the descriptor of cl_intel_unified_shared_memory: its entry points, the
  * capability queries and the exec infos of indirect access. */
 #include "ext/intel_usm/intel_usm.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/extension.h"
 #include "runtime/info.h"
@@ -23,7 +24,7 @@ static cl_int device_info(cl_device_id device, cl_device_info param_name, size_t
   case CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL:
     KILN_INFO_VALUE(cl_device_unified_shared_memory_capabilities_intel, all_access);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query Kiln knows here", (unsigned)param_name);
   }
 }
 
@@ -37,11 +38,13 @@ static cl_int accept_exec_info(cl_kernel kernel, cl_kernel_exec_info name, size_
   case CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL:
   case CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL:
   case CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL:
-    if (!value || size != sizeof(cl_bool)) return CL_INVALID_VALUE;
+    if (!value || size != sizeof(cl_bool))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!value || size != sizeof(cl_bool)");
     *stored = *(const cl_bool *)value;
     return CL_SUCCESS;
   case CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL:
-    if (!value != !size || size % sizeof(void *)) return CL_INVALID_VALUE;
+    if (!value != !size || size % sizeof(void *))
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!value != !size || size % sizeof(void *)");
     *stored = size / sizeof(void *);
     return CL_SUCCESS;
   default:

@@ -1,6 +1,7 @@
 /* command_buffer.c: command-buffer objects: creation with its properties, retain and
  * release, finalize, and clGetCommandBufferInfoKHR. */
 #include "ext/khr_command_buffer/khr_command_buffer.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/info.h"
@@ -27,10 +28,14 @@ static cl_int parse_properties(const cl_command_buffer_properties_khr *propertie
   if (!properties) return CL_SUCCESS;
   bool seen_flags = false;
   for (size_t i = 0; properties[i] != 0; i += 2) {
-    if (properties[i] != CL_COMMAND_BUFFER_FLAGS_KHR || seen_flags) return CL_INVALID_VALUE;
+    if (properties[i] != CL_COMMAND_BUFFER_FLAGS_KHR || seen_flags)
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "properties[i] != CL_COMMAND_BUFFER_FLAGS_KHR || seen_flags");
     seen_flags = true;
     *flags = (cl_command_buffer_flags_khr)properties[i + 1];
-    if (*flags & ~(cl_command_buffer_flags_khr)CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR) return CL_INVALID_VALUE;
+    if (*flags & ~(cl_command_buffer_flags_khr)CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR)
+      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                       "*flags & ~(cl_command_buffer_flags_khr)CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR");
   }
   if ((*flags & CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR) &&
       !(KILN_COMMAND_BUFFER_CAPABILITIES & CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR))
@@ -47,16 +52,23 @@ CL_API_ENTRY cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR(
     cl_uint num_queues, const cl_command_queue *queues, const cl_command_buffer_properties_khr *properties,
     cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!queues) return create_failed(errcode_ret, CL_INVALID_VALUE);
-  if (num_queues != 1) return create_failed(errcode_ret, CL_INVALID_VALUE); /* no multi-device extension */
+  if (!queues) return create_failed(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!queues"));
+  if (num_queues != 1)
+    return create_failed(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                                                "num_queues != 1")); /* no multi-device extension */
   cl_command_queue queue = queues[0];
-  if (!kiln_queue_is_valid(queue)) return create_failed(errcode_ret, CL_INVALID_COMMAND_QUEUE);
+  if (!kiln_queue_is_valid(queue))
+    return create_failed(
+        errcode_ret, KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                               "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                               (const void *)(queue)));
   cl_command_buffer_flags_khr flags;
   cl_int err = parse_properties(properties, &flags);
   if (err != CL_SUCCESS) return create_failed(errcode_ret, err);
 
   cl_command_buffer_khr command_buffer = kiln_object_alloc(KILN_OBJECT_COMMAND_BUFFER, sizeof *command_buffer);
-  if (!command_buffer) return create_failed(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+  if (!command_buffer)
+    return create_failed(errcode_ret, KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!command_buffer"));
   command_buffer->context = queue->context;
   kiln_object_retain(&queue->context->obj);
   command_buffer->queue = queue;
@@ -90,10 +102,16 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandBufferKHR(cl_command_buffer_khr 
 
 CL_API_ENTRY cl_int CL_API_CALL clFinalizeCommandBufferKHR(cl_command_buffer_khr command_buffer) {
   KILN_API_CALL;
-  if (!kiln_command_buffer_is_valid(command_buffer)) return CL_INVALID_COMMAND_BUFFER_KHR;
+  if (!kiln_command_buffer_is_valid(command_buffer))
+    return KILN_FAIL(
+        CL_INVALID_COMMAND_BUFFER_KHR,
+        "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)",
+        (const void *)(command_buffer));
   pthread_mutex_lock(&command_buffer->lock);
-  cl_int err = CL_INVALID_OPERATION;
-  if (!command_buffer->finalized) {
+  cl_int err;
+  if (command_buffer->finalized) {
+    err = KILN_FAIL(CL_INVALID_OPERATION, "the command buffer is already finalized");
+  } else {
     err = kiln_command_buffer_build_steps(command_buffer);
     if (err == CL_SUCCESS) atomic_store_explicit(&command_buffer->finalized, true, memory_order_release);
   }
@@ -112,7 +130,11 @@ CL_API_ENTRY cl_int CL_API_CALL clGetCommandBufferInfoKHR(cl_command_buffer_khr 
                                                           size_t param_value_size, void *param_value,
                                                           size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_command_buffer_is_valid(command_buffer)) return CL_INVALID_COMMAND_BUFFER_KHR;
+  if (!kiln_command_buffer_is_valid(command_buffer))
+    return KILN_FAIL(
+        CL_INVALID_COMMAND_BUFFER_KHR,
+        "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)",
+        (const void *)(command_buffer));
   switch (param_name) {
   case CL_COMMAND_BUFFER_NUM_QUEUES_KHR:
     KILN_INFO_VALUE(cl_uint, 1);
@@ -127,6 +149,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetCommandBufferInfoKHR(cl_command_buffer_khr 
   case CL_COMMAND_BUFFER_CONTEXT_KHR:
     KILN_INFO_VALUE(cl_context, command_buffer->context);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query clGetCommandBufferInfoKHR knows",
+                     (unsigned)param_name);
   }
 }

@@ -1,6 +1,7 @@
 /* command_buffer_device.c: the extension's descriptor (runtime/extension.h): its device
  * queries and its entry points. */
 #include "ext/khr_command_buffer/khr_command_buffer.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/device.h"
 #include "runtime/extension.h"
@@ -19,7 +20,7 @@ static cl_int device_info(cl_device_id device, cl_device_info param_name,
   case CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR:
     KILN_INFO_VALUE(cl_command_queue_properties, KILN_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES);
   default:
-    return CL_INVALID_VALUE;
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query Kiln knows here", (unsigned)param_name);
   }
 }
 

@@ -6,6 +6,7 @@
  * buffer's lock is held for the whole call, so sync points are checked against exactly
  * the commands recorded before. */
 #include "ext/khr_command_buffer/khr_command_buffer.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/image.h"
 #include "runtime/kernel.h"
@@ -24,10 +25,13 @@ struct recorder {
 };
 
 static cl_int check_sync_points(const struct recorder *r) {
-  if ((r->sync_points == NULL) != (r->num_sync_points == 0)) return CL_INVALID_SYNC_POINT_WAIT_LIST_KHR;
+  if ((r->sync_points == NULL) != (r->num_sync_points == 0))
+    return KILN_FAIL(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR, "rejected since (%s)",
+                     "(r->sync_points == NULL) != (r->num_sync_points == 0)");
   for (cl_uint i = 0; i < r->num_sync_points; i++)
     if (r->sync_points[i] == 0 || r->sync_points[i] > r->command_buffer->count)
-      return CL_INVALID_SYNC_POINT_WAIT_LIST_KHR;
+      return KILN_FAIL(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR, "rejected since (%s)",
+                       "r->sync_points[i] == 0 || r->sync_points[i] > r->command_buffer->count");
   return CL_SUCCESS;
 }
 
@@ -72,11 +76,17 @@ static cl_int record_begin(cl_command_buffer_khr command_buffer, cl_command_queu
                            const cl_sync_point_khr *sync_points, cl_sync_point_khr *sync_point,
                            cl_mutable_command_khr *mutable_handle, struct recorder *r,
                            struct kiln_command_sink *sink) {
-  if (!kiln_command_buffer_is_valid(command_buffer)) return CL_INVALID_COMMAND_BUFFER_KHR;
+  if (!kiln_command_buffer_is_valid(command_buffer))
+    return KILN_FAIL(
+        CL_INVALID_COMMAND_BUFFER_KHR,
+        "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)",
+        (const void *)(command_buffer));
   /* Without cl_khr_command_buffer_multi_device a command names no queue of its own. */
-  if (command_queue != NULL) return CL_INVALID_COMMAND_QUEUE;
-  if (properties && properties[0] != 0) return CL_INVALID_VALUE; /* the extension defines none */
-  if (mutable_handle) return CL_INVALID_VALUE;
+  if (command_queue != NULL) return KILN_FAIL(CL_INVALID_COMMAND_QUEUE, "rejected since (%s)", "command_queue != NULL");
+  if (properties && properties[0] != 0)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
+                     "properties && properties[0] != 0"); /* the extension defines none */
+  if (mutable_handle) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "mutable_handle");
   r->base.check = recorder_check;
   r->base.record = recorder_record;
   r->command_buffer = command_buffer;
@@ -88,7 +98,7 @@ static cl_int record_begin(cl_command_buffer_khr command_buffer, cl_command_queu
   pthread_mutex_lock(&command_buffer->lock);
   if (command_buffer->finalized) {
     pthread_mutex_unlock(&command_buffer->lock);
-    return CL_INVALID_OPERATION;
+    return KILN_FAIL(CL_INVALID_OPERATION, "the command buffer is finalized: no more commands can be recorded");
   }
   return CL_SUCCESS;
 }

@@ -3,6 +3,7 @@
  * replay steps (runtime/replay.h). Nothing is allocated or validated per replay beyond
  * that one command. */
 #include "ext/khr_command_buffer/khr_command_buffer.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/queue.h"
 
@@ -23,19 +24,24 @@ static void execution_complete(void *owner) {
 /* The queue an execution goes to: the creation queue, or a substitute for it. */
 static cl_int execution_queue(cl_command_buffer_khr command_buffer, cl_uint num_queues,
                               cl_command_queue *queues, cl_command_queue *queue) {
-  if ((queues == NULL) != (num_queues == 0)) return CL_INVALID_VALUE;
-  if (num_queues > 1) return CL_INVALID_VALUE; /* created with one queue */
+  if ((queues == NULL) != (num_queues == 0))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(queues == NULL) != (num_queues == 0)");
+  if (num_queues > 1)
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "num_queues > 1"); /* created with one queue */
   /* The creation queue is held by the command buffer: usable even once the application
    * released its handle. A substitute must be a live handle. */
   *queue = queues ? queues[0] : command_buffer->queue;
-  if (queues && !kiln_queue_is_valid(*queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (queues && !kiln_queue_is_valid(*queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE, "rejected since (%s)", "queues && !kiln_queue_is_valid(*queue)");
   /* Extension bits count too: a recordable queue (cl_qcom_recordable_queues) is not supported. */
   cl_command_queue_properties properties = (*queue)->config.properties | (*queue)->config.ext_property_bits;
   if ((properties & ~KILN_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES) ||
       (properties & KILN_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES) != KILN_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES)
     return CL_INCOMPATIBLE_COMMAND_QUEUE_KHR;
-  if ((*queue)->device != command_buffer->queue->device) return CL_INVALID_DEVICE;
-  if ((*queue)->context != command_buffer->context) return CL_INVALID_CONTEXT;
+  if ((*queue)->device != command_buffer->queue->device)
+    return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "(*queue)->device != command_buffer->queue->device");
+  if ((*queue)->context != command_buffer->context)
+    return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "(*queue)->context != command_buffer->context");
   return CL_SUCCESS;
 }
 
@@ -54,15 +60,22 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCommandBufferKHR(cl_uint num_queues, cl
                                                           cl_uint num_events_in_wait_list,
                                                           const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_command_buffer_is_valid(command_buffer)) return CL_INVALID_COMMAND_BUFFER_KHR;
-  if (!atomic_load_explicit(&command_buffer->finalized, memory_order_acquire)) return CL_INVALID_OPERATION;
+  if (!kiln_command_buffer_is_valid(command_buffer))
+    return KILN_FAIL(
+        CL_INVALID_COMMAND_BUFFER_KHR,
+        "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)",
+        (const void *)(command_buffer));
+  if (!atomic_load_explicit(&command_buffer->finalized, memory_order_acquire))
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "!atomic_load_explicit(&command_buffer->finalized, memory_order_acquire)");
   cl_command_queue queue;
   cl_int err = execution_queue(command_buffer, num_queues, queues, &queue);
   if (err != CL_SUCCESS) return err;
   if ((err = kiln_command_check_enqueue(queue, CL_COMMAND_COMMAND_BUFFER_KHR, num_events_in_wait_list,
                                         event_wait_list, event)) != CL_SUCCESS)
     return err;
-  if (!pending_acquire(command_buffer)) return CL_INVALID_OPERATION;
+  if (!pending_acquire(command_buffer))
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "!pending_acquire(command_buffer)");
   kiln_object_retain(&command_buffer->obj); /* a release while pending waits for the end */
   struct kiln_replay_execution execution = {command_buffer->steps, command_buffer->step_count,
                                             command_buffer->stack_bytes, execution_complete, command_buffer};

@@ -2,6 +2,7 @@
  * release — their recorder (what the recordable queue's sink hands NDRange commands to
  * while the recording is active) and versions. */
 #include "ext/qcom_recordable/qcom_recordable.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/kernel.h"
@@ -73,11 +74,17 @@ static cl_int recorder_record(const struct kiln_command_recorder *recorder, stru
 
 CL_API_ENTRY cl_recording_qcom CL_API_CALL clNewRecordingQCOM(cl_command_queue command_queue, cl_int *errcode_ret) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(command_queue)) return new_failed(errcode_ret, CL_INVALID_COMMAND_QUEUE);
+  if (!kiln_queue_is_valid(command_queue))
+    return new_failed(
+        errcode_ret,
+        KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                  "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                  (const void *)(command_queue)));
   if (!(command_queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM))
-    return new_failed(errcode_ret, CL_INVALID_QUEUE_PROPERTIES);
+    return new_failed(errcode_ret, KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES, "rejected since (%s)",
+                                             "!(command_queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM)"));
   cl_recording_qcom recording = kiln_object_alloc(KILN_OBJECT_RECORDING, sizeof *recording);
-  if (!recording) return new_failed(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+  if (!recording) return new_failed(errcode_ret, KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!recording"));
   recording->context = command_queue->context;
   recording->queue = command_queue;
   recording->recorder = (struct kiln_command_recorder){recorder_check, recorder_record};
@@ -127,17 +134,23 @@ cl_int kiln_recording_build_command(cl_command_queue queue, const struct kiln_re
 
 cl_int kiln_recording_append(cl_recording_qcom recording, const struct kiln_ndrange_call *call,
                              struct kiln_command *command) {
-  if (recording->ended) return CL_INVALID_OPERATION; /* ended while the enqueue was validated */
+  if (recording->ended)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "recording->ended"); /* ended while the enqueue was validated */
   /* "Kernel Enqueue Kernel and printf features are not supported with this extension." */
-  if (call->kernel->desc->uses_printf || call->kernel->desc->enqueues) return CL_INVALID_OPERATION;
-  if (recording->count == KILN_RECORDING_MAX_DISPATCHES) return CL_INVALID_OPERATION; /* the recording is full */
+  if (call->kernel->desc->uses_printf || call->kernel->desc->enqueues)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "call->kernel->desc->uses_printf || call->kernel->desc->enqueues");
+  if (recording->count == KILN_RECORDING_MAX_DISPATCHES)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "recording->count == KILN_RECORDING_MAX_DISPATCHES"); /* the recording is full */
   if (recording->count == recording->capacity) {
     size_t capacity = recording->capacity ? 2 * recording->capacity : 16;
     struct kiln_recorded_dispatch *dispatches = realloc(recording->dispatches, capacity * sizeof *dispatches);
-    if (!dispatches) return CL_OUT_OF_HOST_MEMORY;
+    if (!dispatches) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!dispatches");
     recording->dispatches = dispatches;
     struct kiln_command **commands = realloc(recording->commands, capacity * sizeof *commands);
-    if (!commands) return CL_OUT_OF_HOST_MEMORY;
+    if (!commands) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!commands");
     recording->commands = commands;
     recording->capacity = capacity;
   }
@@ -158,7 +171,8 @@ cl_int kiln_recording_append(cl_recording_qcom recording, const struct kiln_ndra
 
 CL_API_ENTRY cl_int CL_API_CALL clEndRecordingQCOM(cl_recording_qcom recording) {
   KILN_API_CALL;
-  if (!kiln_recording_is_valid(recording)) return CL_INVALID_VALUE;
+  if (!kiln_recording_is_valid(recording))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_recording_is_valid(recording)");
   /* The recorder leaves the queue as the recording ends, under the queue's recorder lock
    * (taken first, as enqueues take it before the recording's lock): whoever sees the
    * recording ended, and a clEndRecordingQCOM of another thread fail with that, can start
@@ -168,7 +182,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEndRecordingQCOM(cl_recording_qcom recording) 
   cl_command_queue queue = recording->queue;
   if (queue) kiln_object_retain(&queue->obj);
   pthread_mutex_unlock(&recording->lock);
-  if (!queue) return CL_INVALID_OPERATION; /* ended */
+  if (!queue) return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "!queue"); /* ended */
   kiln_queue_recorder_lock(queue);
   pthread_mutex_lock(&recording->lock);
   cl_int err = CL_SUCCESS;
@@ -197,10 +211,13 @@ CL_API_ENTRY cl_int CL_API_CALL clRetainRecordingQCOM(cl_recording_qcom recordin
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseRecordingQCOM(cl_recording_qcom recording) {
   KILN_API_CALL;
-  if (!kiln_recording_is_valid(recording)) return CL_INVALID_OPERATION;
+  if (!kiln_recording_is_valid(recording))
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "!kiln_recording_is_valid(recording)");
   pthread_mutex_lock(&recording->lock);
   bool active = !recording->ended;
   pthread_mutex_unlock(&recording->lock);
-  if (active) return CL_INVALID_OPERATION; /* an active recording cannot be released */
+  if (active)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "active"); /* an active recording cannot be released */
   return kiln_object_api_release(recording, KILN_OBJECT_RECORDING, CL_INVALID_OPERATION);
 }

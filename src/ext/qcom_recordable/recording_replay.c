@@ -7,6 +7,7 @@
  * version sharing every other dispatch's command. The execution itself is one queue
  * command running the version's steps (runtime/replay.h); it holds the version. */
 #include "ext/qcom_recordable/qcom_recordable.h"
+#include "runtime/debug_err.h"
 
 #include "runtime/kernel.h"
 #include "runtime/queue.h"
@@ -88,7 +89,8 @@ static cl_int update_dispatch(struct kiln_recorded_dispatch *next, cl_uint index
     if (u->offsets[i].dispatch_index == index) memcpy(next->offset, u->offsets[i].offsets, dims * sizeof(size_t));
   for (size_t i = 0; i < u->num_global; i++) {
     if (u->global[i].dispatch_index != index) continue;
-    if (!u->global[i].workgroup_size) return CL_INVALID_GLOBAL_WORK_SIZE;
+    if (!u->global[i].workgroup_size)
+      return KILN_FAIL(CL_INVALID_GLOBAL_WORK_SIZE, "rejected since (%s)", "!u->global[i].workgroup_size");
     memcpy(next->global, u->global[i].workgroup_size, dims * sizeof(size_t));
   }
   for (size_t i = 0; i < u->num_local; i++) {
@@ -104,7 +106,7 @@ static cl_int update_dispatch(struct kiln_recorded_dispatch *next, cl_uint index
 static cl_int apply_updates(cl_recording_qcom recording, cl_command_queue queue, const struct updates *u) {
   size_t count = recording->count;
   bool *named = calloc(count, sizeof *named);
-  if (!named) return CL_OUT_OF_HOST_MEMORY;
+  if (!named) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!named");
   if (!mark_named(u, count, named)) {
     free(named);
     return CL_INVALID_KERNEL_ARGS;
@@ -128,7 +130,7 @@ static cl_int apply_updates(cl_recording_qcom recording, cl_command_queue queue,
       }
     version = kiln_recording_version_new(commands, count);
     if (!version) {
-      err = CL_OUT_OF_HOST_MEMORY;
+      err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!version");
       for (size_t d = 0; d < count; d++) {
         if (named[d]) continue;
         kiln_command_discard(commands[d]);
@@ -161,13 +163,22 @@ static void execution_complete(void *owner) { kiln_recording_version_release(own
 
 static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom recording, const struct updates *u,
                                 cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-  if (!kiln_queue_is_valid(queue)) return CL_INVALID_COMMAND_QUEUE;
-  if (!kiln_recording_is_valid(recording)) return CL_INVALID_VALUE;
+  if (!kiln_queue_is_valid(queue))
+    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
+                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
+                     (const void *)(queue));
+  if (!kiln_recording_is_valid(recording))
+    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_recording_is_valid(recording)");
   /* "It must not be a recordable queue": nothing but NDRanges may be enqueued to one. */
-  if (queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM) return CL_INVALID_OPERATION;
-  if (kiln_queue_is_out_of_order(queue)) return CL_INVALID_QUEUE_PROPERTIES; /* must be in order */
-  if (queue->context != recording->context) return CL_INVALID_CONTEXT;
-  if (!lists_ok(u)) return CL_INVALID_VALUE;
+  if (queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
+                     "queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM");
+  if (kiln_queue_is_out_of_order(queue))
+    return KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES, "rejected since (%s)",
+                     "kiln_queue_is_out_of_order(queue)"); /* must be in order */
+  if (queue->context != recording->context)
+    return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "queue->context != recording->context");
+  if (!lists_ok(u)) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!lists_ok(u)");
   cl_int err = kiln_command_check_enqueue(queue, CL_COMMAND_NDRANGE_KERNEL, num_events, wait_list, event);
   if (err != CL_SUCCESS) return err;
 
