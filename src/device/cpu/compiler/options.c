@@ -184,7 +184,7 @@ static int parse_one(struct tokens *t, size_t *i, enum kiln_option_set set, stru
     o->denorms_are_zero = true; /* launchers flush single and double denormals (launcher.cpp) */
     return 0;
   }
-  if (strcmp(s, "-cl-no-subgroup-ifp") == 0) return 0; /* sub-groups never progress independently here */
+  if (strcmp(s, "-cl-no-subgroup-ifp") == 0) return 0; /* a hint: kernels that wait still get fibers */
   if (link && strcmp(s, "-create-library") == 0) {
     o->create_library = true;
     return 0;
