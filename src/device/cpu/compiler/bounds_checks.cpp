@@ -23,7 +23,6 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
-#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <map>
 #include <vector>
@@ -123,36 +122,15 @@ Value *global_id(IRBuilder<> &b, Module &m, unsigned d) {
   return b.CreateAdd(b.CreateAdd(group, intrinsic(KILN_INTRINSIC_LOCAL_ID)), intrinsic(KILN_INTRINSIC_GLOBAL_OFFSET));
 }
 
-// Inlines every call of a defined function into `k`, repeatedly, except calls with vector
-// variants (vector_math.cpp's math functions: they take no pointer to check, and inlined
-// they would lose their vector forms); false with `error` when a call cannot be inlined.
-bool inline_calls(Function &k, std::string &error) {
-  for (int round = 0; round < 1000; round++) {
-    std::vector<CallBase *> calls;
-    for (Instruction &inst : instructions(k))
-      if (auto *call = dyn_cast<CallBase>(&inst))
-        if (Function *callee = call->getCalledFunction())
-          if (!callee->isDeclaration() && !call->hasFnAttr("vector-function-abi-variant")) calls.push_back(call);
-    if (calls.empty()) return true;
-    for (CallBase *call : calls) {
-      InlineFunctionInfo info;
-      std::string callee = call->getCalledFunction()->getName().str();
-      if (!InlineFunction(*call, info).isSuccess()) {
-        error = "cannot inline " + callee + " into " + k.getName().str();
-        return false;
-      }
-    }
-  }
-  error = "recursion in " + k.getName().str();
-  return false;
-}
-
 }  // namespace
 
 namespace kiln {
 
 bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &error) {
-  if (!inline_calls(k, error)) return false;
+  // Math calls with vector forms (vector_math.cpp) take no pointer to check; inlined, they
+  // would lose those forms.
+  if (!inline_all(k, error, [](const CallBase &call) { return call.hasFnAttr("vector-function-abi-variant"); }))
+    return false;
   // Arguments and addresses out of their stack slots (clang's unoptimized code keeps them there).
   run_function_passes(k, [](PassBuilder &, FunctionPassManager &fpm) { fpm.addPass(SROAPass(SROAOptions::PreserveCFG)); });
   std::vector<Access> accesses = find_accesses(k, desc);

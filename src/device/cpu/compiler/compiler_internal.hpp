@@ -22,6 +22,7 @@
 
 namespace llvm {
 class PassBuilder;
+class CallBase;
 }
 
 struct kiln_module {
@@ -169,9 +170,10 @@ llvm::Function *build_image_launchers(llvm::Module &m, llvm::Function &k, const 
 // registered on a PassBuilder without a target (launcher.cpp).
 void run_function_passes(llvm::Function &f,
                          const std::function<void(llvm::PassBuilder &, llvm::FunctionPassManager &)> &add);
-// Inlines every call of a defined function into `f`, repeatedly (OpenCL C has no recursion);
-// false with `error` when a call cannot be inlined.
-bool inline_all(llvm::Function &f, std::string &error);
+// Inlines every call of a defined function into `f`, repeatedly (OpenCL C has no recursion),
+// but for calls `keep` says to keep; false with `error` when a call cannot be inlined.
+bool inline_all(llvm::Function &f, std::string &error,
+                const std::function<bool(const llvm::CallBase &)> &keep = nullptr);
 // The loop metadata option marking the launchers' innermost (x) work-item loops.
 constexpr const char *WORK_ITEM_LOOP = "kiln.work_item_loop";
 // Attribute of a launcher that runs whole vectors of work-items through a wfv/ function:

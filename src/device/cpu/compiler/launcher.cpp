@@ -982,13 +982,13 @@ void run_function_passes(Function &f, const std::function<void(PassBuilder &, Fu
   fpm.run(f, fam);
 }
 
-bool inline_all(Function &f, std::string &error) {
+bool inline_all(Function &f, std::string &error, const std::function<bool(const CallBase &)> &keep) {
   for (int round = 0; round < 1000; round++) {
     std::vector<CallBase *> calls;
     for (Instruction &inst : instructions(f))
       if (auto *call = dyn_cast<CallBase>(&inst))
         if (Function *callee = call->getCalledFunction())
-          if (!callee->isDeclaration()) calls.push_back(call);
+          if (!callee->isDeclaration() && !(keep && keep(*call))) calls.push_back(call);
     if (calls.empty()) return true;
     for (CallBase *call : calls) {
       InlineFunctionInfo info;
