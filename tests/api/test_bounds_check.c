@@ -29,6 +29,18 @@ static const char *SOURCE =
     "  tile[l] = (int)l;\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  out[get_global_id(0)] = tile[l % 8]; }\n"
+    "kernel __attribute__((reqd_work_group_size(16, 1, 1))) void tiled16(global int *out) {\n"
+    "  local int tile[8], whole[16];\n"
+    "  size_t l = get_local_id(0);\n"
+    "  whole[l] = 1;\n"
+    "  tile[l] = (int)l;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(0)] = tile[l % 8] + whole[15 - l]; }\n"
+    "kernel __attribute__((reqd_work_group_size(1, 1, 1))) void loop_local(global int *out, int n) {\n"
+    "  local int row[8];\n"
+    "  for (int k = 0; k < 8; k++) row[k] = k;\n"
+    "  for (int k = 0; k <= n; k++) row[k] = -k;\n"
+    "  out[0] = row[0]; }\n"
     "kernel void tail_vectors(global float4 *out, global const float *in) {\n"
     "  size_t i = get_global_id(0); out[i] = vload4(i, in) * 2.0f; }\n"
     "kernel void count(global int *counter) { atomic_inc(counter); }\n"
@@ -264,6 +276,37 @@ static void in_a_local_variable(void **state) {
   clReleaseMemObject(out);
 }
 
+/* With a required work-group size of 16, the accesses of a 16-int array by local id are
+ * proven inside at compile time (not checked); those of an 8-int array are still checked. */
+static void in_a_local_variable_with_required_size(void **state) {
+  struct fixture *f = *state;
+  cl_mem out = buffer_of(f, 16 * sizeof(int), -1);
+  cl_kernel k = kernel_of(f, "tiled16");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof out, &out));
+  char *text;
+  assert_int_equal(CL_OUT_OF_RESOURCES, run_captured(f, k, 16, 16, &text));
+  expect_report(text, "kernel 'tiled16' __local variable 'tiled16.tile': write of 4 bytes at offset 32 outside its 32 bytes");
+  expect_report(text, "work-item (8, 0, 0)");
+  free(text);
+  clReleaseKernel(k);
+
+  /* A loop proven to stay inside is not checked; one running to n is. */
+  k = kernel_of(f, "loop_local");
+  int n = 7;
+  assert_cl_success(clSetKernelArg(k, 0, sizeof out, &out));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof n, &n));
+  assert_int_equal(CL_COMPLETE, run_captured(f, k, 1, 1, &text));
+  assert_string_equal("", text);
+  free(text);
+  n = 8;
+  assert_cl_success(clSetKernelArg(k, 1, sizeof n, &n));
+  assert_int_equal(CL_OUT_OF_RESOURCES, run_captured(f, k, 1, 1, &text));
+  expect_report(text, "kernel 'loop_local' __local variable 'loop_local.row': write of 4 bytes at offset 32 outside its 32 bytes");
+  free(text);
+  clReleaseKernel(k);
+  clReleaseMemObject(out);
+}
+
 /* No false positive: vload4 of a buffer's last four floats, atomics on one int, a work-group
  * copy into local memory, SVM pointers; each runs with nothing reported. */
 static void accesses_inside_pass(void **state) {
@@ -353,6 +396,7 @@ int main(void) {
       cmocka_unit_test(write_past_the_end), cmocka_unit_test(read_past_the_end),
       cmocka_unit_test(write_before_the_start), cmocka_unit_test(through_a_sub_buffer),
       cmocka_unit_test(in_local_memory), cmocka_unit_test(in_a_local_variable),
+      cmocka_unit_test(in_a_local_variable_with_required_size),
       cmocka_unit_test(accesses_inside_pass),
       cmocka_unit_test(one_of_many),
   };

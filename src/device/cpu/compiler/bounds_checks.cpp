@@ -14,7 +14,14 @@
 #include "device/cpu/compiler/wfv/wfv.hpp"
 #include "device/cpu/kernel_abi.h"
 
+#include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
@@ -24,6 +31,7 @@
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -122,6 +130,61 @@ Value *global_id(IRBuilder<> &b, Module &m, unsigned d) {
   return b.CreateAdd(b.CreateAdd(group, intrinsic(KILN_INTRINSIC_LOCAL_ID)), intrinsic(KILN_INTRINSIC_GLOBAL_OFFSET));
 }
 
+// With a required work-group size, the local ids' ranges (as !range metadata of the calls,
+// which the launcher replaces), so that index arithmetic over them has known bounds.
+void mark_local_id_ranges(Function &k, const kiln_kernel_desc &desc) {
+  if (!desc.reqd_work_group_size[0]) return;
+  for (Instruction &inst : instructions(k))
+    if (auto *call = dyn_cast<CallInst>(&inst))
+      if (Function *f = call->getCalledFunction(); f && f->getName() == KILN_INTRINSIC_LOCAL_ID)
+        if (auto *d = dyn_cast<ConstantInt>(call->getArgOperand(0)); d && d->getZExtValue() < 3) {
+          auto *t = cast<IntegerType>(call->getType());
+          MDBuilder md(k.getContext());
+          call->setMetadata(LLVMContext::MD_range,
+                            md.createRange(APInt(t->getBitWidth(), 0),
+                                           APInt(t->getBitWidth(), desc.reqd_work_group_size[d->getZExtValue()])));
+        }
+}
+
+// Accesses of a static __local array that scalar evolution proves inside it (indices from
+// loop counters and local ids with a required work-group size: a tile's loads and stores)
+// need no check.
+void drop_proven_accesses(Function &k, std::vector<Access> &accesses) {
+  const DataLayout &dl = k.getParent()->getDataLayout();
+  TargetLibraryInfoImpl tlii(Triple(k.getParent()->getTargetTriple()));
+  TargetLibraryInfo tli(tlii);
+  AssumptionCache ac(k);
+  DominatorTree dt(k);
+  LoopInfo li(dt);
+  ScalarEvolution se(k, tli, ac, dt, li);
+  auto proven = [&](const Access &a) {
+    auto *size = dyn_cast<ConstantInt>(a.size);
+    if (!a.origin.local || !size) return false;
+    const SCEV *offset = se.getMinusSCEV(se.getSCEV(a.address), se.getSCEV(a.origin.local));
+    if (isa<SCEVCouldNotCompute>(offset)) return false;
+    ConstantRange range = se.getSignedRange(offset);
+    // An affine offset in a loop whose header is its only exit: its body runs for
+    // iterations 0 .. max backedge-taken count - 1 (SCEV's range counts the exiting one).
+    if (auto *ar = dyn_cast<SCEVAddRecExpr>(offset); ar && ar->isAffine()) {
+      const Loop *l = ar->getLoop();
+      BasicBlock *bb = a.inst->getParent();
+      auto *step = dyn_cast<SCEVConstant>(ar->getStepRecurrence(se));
+      auto *count = dyn_cast<SCEVConstant>(se.getConstantMaxBackedgeTakenCount(l));
+      if (step && count && !count->getValue()->isZero() && l->getExitingBlock() == l->getHeader() &&
+          bb != l->getHeader() && l->contains(bb) && count->getAPInt().getActiveBits() < 32) {
+        unsigned w = range.getBitWidth();
+        ConstantRange iterations(APInt(w, 0), APInt(w, count->getAPInt().getZExtValue()));  // [0, count - 1]
+        range = se.getSignedRange(ar->getStart()).add(iterations.multiply(ConstantRange(step->getAPInt())));
+      }
+    }
+    APInt span(range.getBitWidth(), dl.getTypeAllocSize(a.origin.local->getValueType()));
+    APInt bytes(range.getBitWidth(), size->getZExtValue());
+    return !range.isFullSet() && range.getSignedMin().sge(0) && span.uge(bytes) &&
+           range.getSignedMax().sle(span - bytes);
+  };
+  accesses.erase(std::remove_if(accesses.begin(), accesses.end(), proven), accesses.end());
+}
+
 }  // namespace
 
 namespace kiln {
@@ -133,7 +196,9 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
     return false;
   // Arguments and addresses out of their stack slots (clang's unoptimized code keeps them there).
   run_function_passes(k, [](PassBuilder &, FunctionPassManager &fpm) { fpm.addPass(SROAPass(SROAOptions::PreserveCFG)); });
+  mark_local_id_ranges(k, desc);
   std::vector<Access> accesses = find_accesses(k, desc);
+  drop_proven_accesses(k, accesses);
   if (accesses.empty()) return true;
   Module &m = *k.getParent();
   LLVMContext &c = m.getContext();
