@@ -1,15 +1,16 @@
 // bounds_checks.cpp: KILN_CHECK=bounds (device/cpu/bounds_check.h). Every load, store,
 // atomic and memory intrinsic of a kernel whose address derives from one of its pointer
 // arguments (global, constant or local) is guarded by a test against the extent the runtime
-// wrote after the argument block (kernel_abi.h's table); outside it, the access is not made
-// (a load gives zero) and the violation handler is called with the argument, the offset, the
-// size and the work-item's global id.
+// wrote after the argument block (kernel_abi.h's table), one through a static __local
+// variable against the variable's size (unless scalar evolution proves it inside); outside
+// it, the access is not made (a load gives zero) and the violation handler is called with
+// the argument, the offset, the size and the work-item's global id.
 //
 // The kernel is inlined (but for math functions with vector forms; its stack slots
-// promoted) first, so that accesses in the builtins (vload, atomics, async
-// copies) are seen with their pointer's origin. An address whose origin is not one argument
-// (a pointer read from memory, made from an integer, a phi of two arguments, a program-scope
-// variable, private memory) is not checked.
+// promoted) first, so that accesses in the builtins (vload, atomics, async copies) are
+// seen with their pointer's origin. An address whose origin is not one argument or
+// variable (a pointer read from memory, made from an integer, a phi of two arguments, a
+// program-scope variable, private memory) is not checked.
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
 #include "device/cpu/kernel_abi.h"
@@ -21,7 +22,6 @@
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
-#include <llvm/TargetParser/Triple.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
@@ -29,6 +29,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
 #include <algorithm>
