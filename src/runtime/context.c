@@ -146,10 +146,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context))
-    return KILN_FAIL(CL_INVALID_CONTEXT,
-                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                     (const void *)(context));
+  if (!kiln_context_is_valid(context)) return KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   switch (param_name) {
   case CL_CONTEXT_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&context->obj.api_refs));
@@ -168,10 +165,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetContextDestructorCallback(cl_context contex
                                                                void(CL_CALLBACK *pfn_notify)(cl_context, void *),
                                                                void *user_data) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context))
-    return KILN_FAIL(CL_INVALID_CONTEXT,
-                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                     (const void *)(context));
+  if (!kiln_context_is_valid(context)) return KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   if (!pfn_notify) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify");
   struct kiln_context_destructor *d = malloc(sizeof *d);
   if (!d) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!d");

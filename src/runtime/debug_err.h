@@ -38,6 +38,10 @@ static inline bool kiln_err_enabled(void) {
  * `code` is evaluated twice: a constant or a plain variable. */
 void kiln_err_reason(cl_int code, const char *format, ...) __attribute__((format(printf, 2, 3), cold));
 #define KILN_FAIL(code, ...) (kiln_err_enabled() ? (kiln_err_reason((code), __VA_ARGS__), (code)) : (code))
+/* An argument that is no live handle of its type (`type` a bare type name: cl_kernel). */
+#define KILN_FAIL_HANDLE(code, arg, type)                                                              \
+  KILN_FAIL((code), #arg " (%p) is not a valid " #type " (NULL, released, or another kind of object)", \
+            (const void *)(arg))
 /* A call that translates an error into another code (e.g. CL_INVALID_EVENT_WAIT_LIST into
  * CL_INVALID_EVENT) keeps the reason recorded for the first: it now stands for `code`. */
 void kiln_err_recode(cl_int code) __attribute__((cold));

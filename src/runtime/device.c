@@ -79,10 +79,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
                                                    cl_uint *num_devices_ret) {
   KILN_API_CALL;
   (void)properties, (void)num_devices, (void)out_devices, (void)num_devices_ret;
-  if (!kiln_device_is_valid(in_device))
-    return KILN_FAIL(CL_INVALID_DEVICE,
-                     "in_device (%p) is not a valid cl_device_id (NULL, released, or another kind of object)",
-                     (const void *)(in_device));
+  if (!kiln_device_is_valid(in_device)) return KILN_FAIL_HANDLE(CL_INVALID_DEVICE, in_device, cl_device_id);
   return CL_INVALID_VALUE;
 }
 

@@ -101,10 +101,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
                                                 size_t param_value_size, void *param_value,
                                                 size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_device_is_valid(device))
-    return KILN_FAIL(CL_INVALID_DEVICE,
-                     "device (%p) is not a valid cl_device_id (NULL, released, or another kind of object)",
-                     (const void *)(device));
+  if (!kiln_device_is_valid(device)) return KILN_FAIL_HANDLE(CL_INVALID_DEVICE, device, cl_device_id);
   const struct kiln_cpu_topology *topology = device->topology;
   switch (param_name) {
   /* Identity and versions. */

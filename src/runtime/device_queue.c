@@ -101,10 +101,7 @@ cl_command_queue kiln_device_queue_object_create(cl_context context, cl_device_i
 CL_API_ENTRY cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device,
                                                                cl_command_queue command_queue) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context))
-    return KILN_FAIL(CL_INVALID_CONTEXT,
-                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                     (const void *)(context));
+  if (!kiln_context_is_valid(context)) return KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   bool in_context = false;
   for (cl_uint i = 0; kiln_device_is_valid(device) && i < context->num_devices; i++)
     in_context |= context->devices[i] == device;

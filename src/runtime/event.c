@@ -229,9 +229,7 @@ CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_eve
 CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size,
                                                void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_event_is_valid(event))
-    return KILN_FAIL(CL_INVALID_EVENT, "event (%p) is not a valid cl_event (NULL, released, or another kind of object)",
-                     (const void *)(event));
+  if (!kiln_event_is_valid(event)) return KILN_FAIL_HANDLE(CL_INVALID_EVENT, event, cl_event);
   switch (param_name) {
   case CL_EVENT_COMMAND_QUEUE:
     KILN_INFO_VALUE(cl_command_queue, event->queue);
@@ -263,9 +261,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profi
                                                         size_t param_value_size, void *param_value,
                                                         size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_event_is_valid(event))
-    return KILN_FAIL(CL_INVALID_EVENT, "event (%p) is not a valid cl_event (NULL, released, or another kind of object)",
-                     (const void *)(event));
+  if (!kiln_event_is_valid(event)) return KILN_FAIL_HANDLE(CL_INVALID_EVENT, event, cl_event);
   cl_ulong value;
   switch (param_name) {
   case CL_PROFILING_COMMAND_QUEUED: value = event->time_queued; break;

@@ -61,9 +61,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int comman
                                                    void (CL_CALLBACK *pfn_notify)(cl_event, cl_int, void *),
                                                    void *user_data) {
   KILN_API_CALL;
-  if (!kiln_event_is_valid(event))
-    return KILN_FAIL(CL_INVALID_EVENT, "event (%p) is not a valid cl_event (NULL, released, or another kind of object)",
-                     (const void *)(event));
+  if (!kiln_event_is_valid(event)) return KILN_FAIL_HANDLE(CL_INVALID_EVENT, event, cl_event);
   if (!pfn_notify || (command_exec_callback_type != CL_SUBMITTED && command_exec_callback_type != CL_RUNNING &&
                       command_exec_callback_type != CL_COMPLETE))
     return CL_INVALID_VALUE;

@@ -74,9 +74,7 @@ static cl_int check_image(cl_context context, cl_mem_flags *flags, const cl_imag
 static cl_mem create_image(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags,
                            const cl_image_format *format, const cl_image_desc *desc, void *host_ptr, cl_int *err) {
   if (!kiln_context_is_valid(context)) {
-    *err = KILN_FAIL(CL_INVALID_CONTEXT,
-                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                     (const void *)(context));
+    *err = KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
     return NULL;
   }
   size_t properties_count;

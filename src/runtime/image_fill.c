@@ -67,10 +67,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue queue, cl_me
                                                    const size_t *origin, const size_t *region, cl_uint num_events,
                                                    const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_image_fill(&sink, image, fill_color, origin, region);
 }

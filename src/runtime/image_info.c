@@ -66,10 +66,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, c
                                                            cl_mem_object_type image_type, cl_uint num_entries,
                                                            cl_image_format *image_formats, cl_uint *num_image_formats) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context))
-    return KILN_FAIL(CL_INVALID_CONTEXT,
-                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                     (const void *)(context));
+  if (!kiln_context_is_valid(context)) return KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   if (kiln_mem_check_flags(flags, CL_MEM_KERNEL_READ_AND_WRITE) != CL_SUCCESS)
     return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
                      "kiln_mem_check_flags(flags, CL_MEM_KERNEL_READ_AND_WRITE) != CL_SUCCESS");

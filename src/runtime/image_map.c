@@ -15,10 +15,7 @@ static bool has_slices(cl_mem_object_type type) {
 
 static cl_int check_map(cl_command_queue queue, cl_mem image, cl_map_flags map_flags, const size_t *origin,
                         const size_t *region, size_t *row_pitch, size_t *slice_pitch) {
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   cl_int err = kiln_mem_check_queue_image(queue, image);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(image);
   if (err != CL_SUCCESS) return err;

@@ -117,10 +117,7 @@ static cl_int requirements_info(cl_context context, const cl_mem_properties *pro
                                 const cl_image_format *image_format, const cl_image_desc *image_desc,
                                 cl_image_requirements_info_ext param_name, size_t param_value_size,
                                 void *param_value, size_t *param_value_size_ret) {
-  if (!kiln_context_is_valid(context))
-    return KILN_FAIL(CL_INVALID_CONTEXT,
-                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                     (const void *)(context));
+  if (!kiln_context_is_valid(context)) return KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   size_t properties_count;
   cl_int err = kiln_mem_check_properties(properties, &properties_count);
   if (err != CL_SUCCESS) return err;

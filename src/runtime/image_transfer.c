@@ -53,10 +53,7 @@ static struct region_copy region_copy_make(struct side dst, struct side src, siz
 static cl_int enqueue_host_image(cl_command_queue queue, cl_mem image, bool is_read, cl_bool blocking,
                                  const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch,
                                  void *ptr, cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   cl_int err = kiln_mem_check_queue_image(queue, image);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(image);
   if (err != CL_SUCCESS) return err;
@@ -146,10 +143,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue queue, cl_me
                                                    const size_t *region, cl_uint num_events, const cl_event *wait_list,
                                                    cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_image_copy(&sink, src, dst, src_origin, dst_origin, region);
 }
@@ -212,10 +206,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue queu
                                                            size_t dst_offset, cl_uint num_events,
                                                            const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_image_copy_to_buffer(&sink, src, dst, src_origin, region, dst_offset);
 }
@@ -225,10 +216,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue queu
                                                            const size_t *region, cl_uint num_events,
                                                            const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_image_copy_from_buffer(&sink, src, dst, src_offset, dst_origin, region);
 }

@@ -81,10 +81,7 @@ static cl_kernel fail(cl_int *errcode_ret, cl_int err) {
 CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret) {
   KILN_API_CALL;
   if (!kiln_program_is_valid(program))
-    return fail(errcode_ret,
-                KILN_FAIL(CL_INVALID_PROGRAM,
-                          "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
-                          (const void *)(program)));
+    return fail(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_PROGRAM, program, cl_program));
   cl_int err = CL_SUCCESS;
   cl_kernel kernel = NULL;
   pthread_mutex_lock(&program->lock);
@@ -111,10 +108,7 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char
 CL_API_ENTRY cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels,
                                                          cl_uint *num_kernels_ret) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program))
-    return KILN_FAIL(CL_INVALID_PROGRAM,
-                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
-                     (const void *)(program));
+  if (!kiln_program_is_valid(program)) return KILN_FAIL_HANDLE(CL_INVALID_PROGRAM, program, cl_program);
   cl_int err = CL_SUCCESS;
   size_t created = 0;
   pthread_mutex_lock(&program->lock);
@@ -144,10 +138,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_
 CL_API_ENTRY cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret) {
   KILN_API_CALL;
   if (!kiln_kernel_is_valid(source_kernel))
-    return fail(errcode_ret,
-                KILN_FAIL(CL_INVALID_KERNEL,
-                          "source_kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
-                          (const void *)(source_kernel)));
+    return fail(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_KERNEL, source_kernel, cl_kernel));
   cl_program program = source_kernel->program;
   cl_int err;
   pthread_mutex_lock(&program->lock);

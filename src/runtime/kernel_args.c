@@ -121,10 +121,7 @@ static cl_int set_sampler_arg(cl_kernel kernel, const struct kiln_kernel_arg_des
   if (!arg_value) return KILN_FAIL(CL_INVALID_SAMPLER, "rejected since (%s)", "!arg_value");
   cl_sampler sampler;
   memcpy(&sampler, arg_value, sizeof sampler);
-  if (!kiln_sampler_is_valid(sampler))
-    return KILN_FAIL(CL_INVALID_SAMPLER,
-                     "sampler (%p) is not a valid cl_sampler (NULL, released, or another kind of object)",
-                     (const void *)(sampler));
+  if (!kiln_sampler_is_valid(sampler)) return KILN_FAIL_HANDLE(CL_INVALID_SAMPLER, sampler, cl_sampler);
   memcpy(kernel->args + arg->offset, &sampler->bits, sizeof sampler->bits);
   return CL_SUCCESS;
 }
@@ -132,10 +129,7 @@ static cl_int set_sampler_arg(cl_kernel kernel, const struct kiln_kernel_arg_des
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                                const void *arg_value) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel))
-    return KILN_FAIL(CL_INVALID_KERNEL,
-                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
-                     (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL_HANDLE(CL_INVALID_KERNEL, kernel, cl_kernel);
   if (arg_index >= kernel->desc->num_args)
     return KILN_FAIL(CL_INVALID_ARG_INDEX, "arg_index %u: kernel %s has %u arguments", arg_index, kernel->desc->name,
                      kernel->desc->num_args);
@@ -203,10 +197,7 @@ uint64_t kiln_kernel_local_mem_layout(cl_kernel kernel, unsigned char *args) {
 }
 
 cl_int kiln_kernel_set_arg_pointer(cl_kernel kernel, cl_uint arg_index, const void *pointer) {
-  if (!kiln_kernel_is_valid(kernel))
-    return KILN_FAIL(CL_INVALID_KERNEL,
-                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
-                     (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL_HANDLE(CL_INVALID_KERNEL, kernel, cl_kernel);
   if (arg_index >= kernel->desc->num_args)
     return KILN_FAIL(CL_INVALID_ARG_INDEX, "rejected since (%s)", "arg_index >= kernel->desc->num_args");
   const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
@@ -257,10 +248,7 @@ static cl_int record_exec_info(cl_kernel kernel, cl_kernel_exec_info name, uint6
 CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
                                                     size_t param_value_size, const void *param_value) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel))
-    return KILN_FAIL(CL_INVALID_KERNEL,
-                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
-                     (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL_HANDLE(CL_INVALID_KERNEL, kernel, cl_kernel);
   switch (param_name) {
   /* Every host address is reachable from a kernel here, so naming the pointers a kernel
    * may reach through others asks for nothing more; the arguments are still checked. */

@@ -50,10 +50,7 @@ size_t kiln_kernel_max_work_group_size(cl_kernel kernel) {
 CL_API_ENTRY cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size,
                                                 void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel))
-    return KILN_FAIL(CL_INVALID_KERNEL,
-                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
-                     (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL_HANDLE(CL_INVALID_KERNEL, kernel, cl_kernel);
   switch (param_name) {
   case CL_KERNEL_FUNCTION_NAME:
     KILN_INFO_STRING(kernel->desc->name);
@@ -76,10 +73,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg
                                                    size_t param_value_size, void *param_value,
                                                    size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel))
-    return KILN_FAIL(CL_INVALID_KERNEL,
-                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
-                     (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL_HANDLE(CL_INVALID_KERNEL, kernel, cl_kernel);
   if (arg_index >= kernel->desc->num_args)
     return KILN_FAIL(CL_INVALID_ARG_INDEX, "rejected since (%s)", "arg_index >= kernel->desc->num_args");
   const struct kiln_kernel_arg_desc *arg = &kernel->desc->args[arg_index];
@@ -124,10 +118,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
                                                          size_t param_value_size, void *param_value,
                                                          size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel))
-    return KILN_FAIL(CL_INVALID_KERNEL,
-                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
-                     (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL_HANDLE(CL_INVALID_KERNEL, kernel, cl_kernel);
   if (!device_ok(kernel, device))
     return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!device_ok(kernel, device)");
   const struct kiln_kernel_desc *desc = kernel->desc;
@@ -174,10 +165,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
                                                         const void *input_value, size_t param_value_size,
                                                         void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_kernel_is_valid(kernel))
-    return KILN_FAIL(CL_INVALID_KERNEL,
-                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
-                     (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL_HANDLE(CL_INVALID_KERNEL, kernel, cl_kernel);
   if (!device_ok(kernel, device))
     return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!device_ok(kernel, device)");
   size_t items;

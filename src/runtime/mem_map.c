@@ -112,9 +112,7 @@ static void *map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
                         size_t offset, size_t size, cl_uint num_events, const cl_event *wait_list, cl_event *event,
                         cl_int *err) {
   if (!kiln_queue_is_valid(queue)) {
-    *err = KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+    *err = KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
     return NULL;
   }
   if ((*err = kiln_mem_check_queue_buffer(queue, buffer)) != CL_SUCCESS) return NULL;
@@ -159,14 +157,8 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue queue, 
                                                         cl_uint num_events, const cl_event *wait_list,
                                                         cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
-  if (!kiln_mem_is_valid(memobj))
-    return KILN_FAIL(CL_INVALID_MEM_OBJECT,
-                     "memobj (%p) is not a valid cl_mem (NULL, released, or another kind of object)",
-                     (const void *)(memobj));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
+  if (!kiln_mem_is_valid(memobj)) return KILN_FAIL_HANDLE(CL_INVALID_MEM_OBJECT, memobj, cl_mem);
   if (memobj->context != kiln_queue_context(queue))
     return KILN_FAIL(CL_INVALID_CONTEXT, "rejected since (%s)", "memobj->context != kiln_queue_context(queue)");
   cl_int err = kiln_mem_check_host_transfer(memobj);

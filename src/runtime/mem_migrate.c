@@ -14,10 +14,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue queu
                                                            cl_uint num_events, const cl_event *wait_list,
                                                            cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   if (num_mem_objects == 0 || !mem_objects)
     return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "num_mem_objects == 0 || !mem_objects");
   cl_context context = kiln_queue_context(queue);

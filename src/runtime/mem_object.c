@@ -105,9 +105,7 @@ static cl_mem create_buffer(cl_context context, const cl_mem_properties *propert
   cl_mem mem = NULL;
   size_t properties_count = 0;
   if (!kiln_context_is_valid(context)) {
-    err = KILN_FAIL(CL_INVALID_CONTEXT,
-                    "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                    (const void *)(context));
+    err = KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   } else if ((err = kiln_mem_check_properties(properties, &properties_count)) != CL_SUCCESS) {
   } else if ((err = kiln_mem_check_flags(flags, 0)) != CL_SUCCESS) {
   } else if (size == 0 || size > kiln_device_get()->max_mem_alloc_size) {
@@ -170,10 +168,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj,
                                                                  void(CL_CALLBACK *pfn_notify)(cl_mem, void *),
                                                                  void *user_data) {
   KILN_API_CALL;
-  if (!kiln_mem_is_valid(memobj))
-    return KILN_FAIL(CL_INVALID_MEM_OBJECT,
-                     "memobj (%p) is not a valid cl_mem (NULL, released, or another kind of object)",
-                     (const void *)(memobj));
+  if (!kiln_mem_is_valid(memobj)) return KILN_FAIL_HANDLE(CL_INVALID_MEM_OBJECT, memobj, cl_mem);
   if (!pfn_notify) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify");
   struct kiln_mem_destructor *d = malloc(sizeof *d);
   if (!d) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!d");
@@ -189,10 +184,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj,
 CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size,
                                                    void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_mem_is_valid(memobj))
-    return KILN_FAIL(CL_INVALID_MEM_OBJECT,
-                     "memobj (%p) is not a valid cl_mem (NULL, released, or another kind of object)",
-                     (const void *)(memobj));
+  if (!kiln_mem_is_valid(memobj)) return KILN_FAIL_HANDLE(CL_INVALID_MEM_OBJECT, memobj, cl_mem);
   switch (param_name) {
   case CL_MEM_TYPE:
     KILN_INFO_VALUE(cl_mem_object_type, memobj->type);

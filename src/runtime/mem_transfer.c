@@ -29,10 +29,7 @@ cl_int kiln_mem_run_linear_copy(struct kiln_command *command) {
 /* The checks read and write share, up to the host-access rule. */
 static cl_int check_host_transfer(cl_command_queue queue, cl_mem buffer, size_t offset, size_t size,
                                   const void *ptr) {
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   cl_int err = kiln_mem_check_queue_buffer(queue, buffer);
   if (err != CL_SUCCESS) return err;
   if (!kiln_mem_range_ok(buffer, offset, size))
@@ -110,10 +107,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue queue, cl_m
                                                     cl_uint num_events, const cl_event *wait_list,
                                                     cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_mem_copy(&sink, src, dst, src_offset, dst_offset, size);
 }
@@ -206,10 +200,7 @@ static cl_int enqueue_host_rect(cl_command_queue queue, cl_mem buffer, bool is_r
                                 size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
                                 size_t host_slice_pitch, void *ptr, cl_uint num_events, const cl_event *wait_list,
                                 cl_event *event) {
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   cl_int err = kiln_mem_check_queue_buffer(queue, buffer);
   if (err == CL_SUCCESS) err = kiln_mem_check_host_transfer(buffer);
   if (err != CL_SUCCESS) return err;
@@ -337,10 +328,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue queue, 
                                                         size_t dst_slice_pitch, cl_uint num_events,
                                                         const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_mem_copy_rect(&sink, src, dst, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch,
                             dst_row_pitch, dst_slice_pitch);

@@ -43,9 +43,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_q
                                                       const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(command_queue));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue);
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_NATIVE_KERNEL, num_events_in_wait_list,
                                           event_wait_list, event);
   if (err == CL_INVALID_CONTEXT) return err;

@@ -218,10 +218,7 @@ static bool streams_stores(uint64_t bytes) {
 cl_int kiln_ndrange_enqueue(const struct kiln_command_sink *sink, cl_kernel kernel, cl_uint work_dim,
                             const size_t *global_work_offset, const size_t *global_work_size,
                             const size_t *local_work_size) {
-  if (!kiln_kernel_is_valid(kernel))
-    return KILN_FAIL(CL_INVALID_KERNEL,
-                     "kernel (%p) is not a valid cl_kernel (NULL, released, or another kind of object)",
-                     (const void *)(kernel));
+  if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL_HANDLE(CL_INVALID_KERNEL, kernel, cl_kernel);
   if (kernel->context != kiln_queue_context(sink->queue))
     return KILN_FAIL(CL_INVALID_CONTEXT, "the kernel and the command queue belong to different contexts");
   if (!kernel->launcher)
@@ -340,9 +337,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
                                                        const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(command_queue));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue);
   /* Submitted, or recorded by the recording the queue carries. */
   struct kiln_command_sink sink;
   kiln_queue_sink_open(command_queue, num_events_in_wait_list, event_wait_list, event, &sink);

@@ -18,9 +18,7 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags fl
   cl_int err;
   cl_mem mem = NULL;
   if (!kiln_context_is_valid(context)) {
-    err = KILN_FAIL(CL_INVALID_CONTEXT,
-                    "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                    (const void *)(context));
+    err = KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   } else if ((flags & ~PIPE_FLAGS) || properties) {
     err = KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(flags & ~PIPE_FLAGS) || properties");
   } else if (packet_size == 0 || packet_size > KILN_PIPE_MAX_PACKET_SIZE || max_packets == 0) {

@@ -84,10 +84,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_pl
 
 CL_API_ENTRY cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp) {
   KILN_API_CALL;
-  if (!kiln_device_is_valid(device))
-    return KILN_FAIL(CL_INVALID_DEVICE,
-                     "device (%p) is not a valid cl_device_id (NULL, released, or another kind of object)",
-                     (const void *)(device));
+  if (!kiln_device_is_valid(device)) return KILN_FAIL_HANDLE(CL_INVALID_DEVICE, device, cl_device_id);
   if (!host_timestamp) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!host_timestamp");
   *host_timestamp = kiln_time_now_ns();
   return CL_SUCCESS;
@@ -97,10 +94,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *ho
 CL_API_ENTRY cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp,
                                                         cl_ulong *host_timestamp) {
   KILN_API_CALL;
-  if (!kiln_device_is_valid(device))
-    return KILN_FAIL(CL_INVALID_DEVICE,
-                     "device (%p) is not a valid cl_device_id (NULL, released, or another kind of object)",
-                     (const void *)(device));
+  if (!kiln_device_is_valid(device)) return KILN_FAIL_HANDLE(CL_INVALID_DEVICE, device, cl_device_id);
   if (!device_timestamp || !host_timestamp)
     return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!device_timestamp || !host_timestamp");
   *host_timestamp = *device_timestamp = kiln_time_now_ns();
@@ -116,8 +110,6 @@ CL_API_ENTRY cl_int CL_API_CALL clUnloadCompiler(void) {
 CL_API_ENTRY cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform) {
   KILN_API_CALL;
   if (!kiln_object_is_valid(platform, KILN_OBJECT_PLATFORM))
-    return KILN_FAIL(CL_INVALID_PLATFORM,
-                     "platform (%p) is not a valid cl_platform_id (NULL, released, or another kind of object)",
-                     (const void *)(platform));
+    return KILN_FAIL_HANDLE(CL_INVALID_PLATFORM, platform, cl_platform_id);
   return CL_SUCCESS;
 }

@@ -85,10 +85,7 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(cl_context context
                                                               const size_t *lengths, cl_int *errcode_ret) {
   KILN_API_CALL;
   if (!kiln_context_is_valid(context))
-    return fail(errcode_ret,
-                KILN_FAIL(CL_INVALID_CONTEXT,
-                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                          (const void *)(context)));
+    return fail(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context));
   if (count == 0 || !strings)
     return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "count == 0 || !strings"));
   size_t total = 0;
@@ -134,10 +131,7 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context
                                                               cl_int *errcode_ret) {
   KILN_API_CALL;
   if (!kiln_context_is_valid(context))
-    return fail(errcode_ret,
-                KILN_FAIL(CL_INVALID_CONTEXT,
-                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                          (const void *)(context)));
+    return fail(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context));
   if (!device_list || num_devices == 0)
     return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!device_list || num_devices == 0"));
   cl_int err = check_context_devices(context, num_devices, device_list);
@@ -196,10 +190,7 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context
                                                                       const char *kernel_names, cl_int *errcode_ret) {
   KILN_API_CALL;
   if (!kiln_context_is_valid(context))
-    return fail(errcode_ret,
-                KILN_FAIL(CL_INVALID_CONTEXT,
-                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                          (const void *)(context)));
+    return fail(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context));
   if (!device_list || num_devices == 0)
     return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!device_list || num_devices == 0"));
   /* The device has no built-in kernels: every name (and NULL) is unsupported. */
@@ -214,10 +205,7 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, co
   KILN_API_CALL;
   (void)il, (void)length;
   if (!kiln_context_is_valid(context))
-    return fail(errcode_ret,
-                KILN_FAIL(CL_INVALID_CONTEXT,
-                          "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                          (const void *)(context)));
+    return fail(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context));
   return fail(errcode_ret, CL_INVALID_OPERATION); /* CL_DEVICE_IL_VERSION is empty */
 }
 
@@ -238,10 +226,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program,
                                                             void *user_data) {
   KILN_API_CALL;
   (void)pfn_notify, (void)user_data;
-  if (!kiln_program_is_valid(program))
-    return KILN_FAIL(CL_INVALID_PROGRAM,
-                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
-                     (const void *)(program));
+  if (!kiln_program_is_valid(program)) return KILN_FAIL_HANDLE(CL_INVALID_PROGRAM, program, cl_program);
   return CL_INVALID_OPERATION;
 }
 
@@ -250,9 +235,6 @@ CL_API_ENTRY cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program pr
                                                                    size_t spec_size, const void *spec_value) {
   KILN_API_CALL;
   (void)spec_id, (void)spec_size, (void)spec_value;
-  if (!kiln_program_is_valid(program))
-    return KILN_FAIL(CL_INVALID_PROGRAM,
-                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
-                     (const void *)(program));
+  if (!kiln_program_is_valid(program)) return KILN_FAIL_HANDLE(CL_INVALID_PROGRAM, program, cl_program);
   return CL_INVALID_OPERATION;
 }

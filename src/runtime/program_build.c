@@ -358,10 +358,7 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
                                                const char *options,
                                                void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program))
-    return KILN_FAIL(CL_INVALID_PROGRAM,
-                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
-                     (const void *)(program));
+  if (!kiln_program_is_valid(program)) return KILN_FAIL_HANDLE(CL_INVALID_PROGRAM, program, cl_program);
   cl_int err = check_device_list(num_devices, device_list);
   if (err != CL_SUCCESS) return err;
   if (!pfn_notify && user_data) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!pfn_notify && user_data");
@@ -430,10 +427,7 @@ CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
                                                  const char **header_include_names,
                                                  void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program))
-    return KILN_FAIL(CL_INVALID_PROGRAM,
-                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
-                     (const void *)(program));
+  if (!kiln_program_is_valid(program)) return KILN_FAIL_HANDLE(CL_INVALID_PROGRAM, program, cl_program);
   cl_int err = check_device_list(num_devices, device_list);
   if (err != CL_SUCCESS) return err;
   if (num_input_headers == 0 ? (header_include_names || input_headers) : (!header_include_names || !input_headers))
@@ -520,10 +514,7 @@ CL_API_ENTRY cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint nu
                                                   cl_int *errcode_ret) {
   KILN_API_CALL;
   if (!kiln_context_is_valid(context))
-    return link_fail(errcode_ret,
-                     KILN_FAIL(CL_INVALID_CONTEXT,
-                               "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                               (const void *)(context)));
+    return link_fail(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context));
   if ((device_list == NULL) != (num_devices == 0))
     return link_fail(errcode_ret,
                      KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "(device_list == NULL) != (num_devices == 0)"));

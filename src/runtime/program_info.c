@@ -43,10 +43,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program))
-    return KILN_FAIL(CL_INVALID_PROGRAM,
-                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
-                     (const void *)(program));
+  if (!kiln_program_is_valid(program)) return KILN_FAIL_HANDLE(CL_INVALID_PROGRAM, program, cl_program);
   switch (param_name) {
   case CL_PROGRAM_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&program->obj.api_refs));
@@ -105,10 +102,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_dev
                                                       cl_program_build_info param_name, size_t param_value_size,
                                                       void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_program_is_valid(program))
-    return KILN_FAIL(CL_INVALID_PROGRAM,
-                     "program (%p) is not a valid cl_program (NULL, released, or another kind of object)",
-                     (const void *)(program));
+  if (!kiln_program_is_valid(program)) return KILN_FAIL_HANDLE(CL_INVALID_PROGRAM, program, cl_program);
   if (!kiln_program_has_device(program, device))
     return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)", "!kiln_program_has_device(program, device)");
   cl_int err;

@@ -33,10 +33,7 @@ static bool context_has_device(cl_context context, cl_device_id device) {
 
 /* Validation in the order the spec lists the errors. */
 static cl_int check_context_device(cl_context context, cl_device_id device) {
-  if (!kiln_context_is_valid(context))
-    return KILN_FAIL(CL_INVALID_CONTEXT,
-                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                     (const void *)(context));
+  if (!kiln_context_is_valid(context)) return KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   if (!kiln_device_is_valid(device) || !context_has_device(context, device))
     return KILN_FAIL(CL_INVALID_DEVICE, "rejected since (%s)",
                      "!kiln_device_is_valid(device) || !context_has_device(context, device)");
@@ -184,9 +181,7 @@ CL_API_ENTRY cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue comma
   (void)enable;
   (void)old_properties;
   if (!kiln_queue_is_valid(command_queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(command_queue));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue);
   return CL_INVALID_OPERATION; /* only OpenCL 1.0 devices must support changing properties */
 }
 

@@ -21,9 +21,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue com
                                                             const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(command_queue));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue);
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_MARKER, num_events_in_wait_list,
                                           event_wait_list, event);
   if (err != CL_SUCCESS) return err;
@@ -36,9 +34,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue co
                                                              const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(command_queue));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue);
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_BARRIER, num_events_in_wait_list,
                                           event_wait_list, event);
   if (err != CL_SUCCESS) return err;
@@ -49,9 +45,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue co
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(command_queue));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue);
   if (!event) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!event");
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_MARKER, 0, NULL, event);
   if (err != CL_SUCCESS) return err;
@@ -61,9 +55,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(command_queue));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue);
   cl_int err = kiln_command_check_enqueue(command_queue, CL_COMMAND_BARRIER, 0, NULL, NULL);
   if (err != CL_SUCCESS) return err;
   return kiln_queue_enqueue_sync(command_queue, CL_COMMAND_BARRIER, 0, NULL, NULL, CL_FALSE);
@@ -73,9 +65,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_
                                                        const cl_event *event_list) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(command_queue));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue);
   if (num_events == 0 || !event_list)
     return KILN_FAIL(CL_INVALID_VALUE, "num_events is %u and event_list is %s: a non-empty list is required",
                      num_events, event_list ? "not NULL" : "NULL");
@@ -89,9 +79,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_
 CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(command_queue));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue);
   /* Commands are handed to the pool when their dependencies resolve; with kernel batching
    * their workers' wake-up waits for this flush. Without deferred flush
    * (CL_QUEUE_DEFERRED_FLUSH_ARM = CL_FALSE) this thread runs what it can claim itself. */
@@ -103,9 +91,7 @@ CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
 CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue command_queue) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(command_queue));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue);
   return kiln_queue_finish(command_queue);
 }
 

@@ -180,10 +180,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_sampler_is_valid(sampler))
-    return KILN_FAIL(CL_INVALID_SAMPLER,
-                     "sampler (%p) is not a valid cl_sampler (NULL, released, or another kind of object)",
-                     (const void *)(sampler));
+  if (!kiln_sampler_is_valid(sampler)) return KILN_FAIL_HANDLE(CL_INVALID_SAMPLER, sampler, cl_sampler);
   switch (param_name) {
   case CL_SAMPLER_REFERENCE_COUNT:
     KILN_INFO_VALUE(cl_uint, atomic_load(&sampler->obj.api_refs));

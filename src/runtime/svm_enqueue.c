@@ -88,10 +88,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue queue, cl_bo
                                                    const void *src, size_t size, cl_uint num_events,
                                                    const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_svm_memcpy(&sink, CL_COMMAND_SVM_MEMCPY, dst, src, size, blocking);
 }
@@ -100,10 +97,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue queue, void
                                                     size_t pattern_size, size_t size, cl_uint num_events,
                                                     const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_svm_memfill(&sink, CL_COMMAND_SVM_MEMFILL, svm_ptr, pattern, pattern_size, size);
 }
@@ -112,10 +106,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool 
                                                 void *svm_ptr, size_t size, cl_uint num_events,
                                                 const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   if (!svm_ptr || size == 0 || !kiln_mem_map_flags_ok(flags))
     return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!svm_ptr || size == 0 || !kiln_mem_map_flags_ok(flags)");
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
@@ -125,10 +116,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue queue, void *svm_ptr, cl_uint num_events,
                                                   const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   if (!svm_ptr) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!svm_ptr");
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_svm_submit_sync(&sink, CL_COMMAND_SVM_UNMAP, CL_FALSE);
@@ -139,10 +127,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue queue, c
                                                        cl_mem_migration_flags flags, cl_uint num_events,
                                                        const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   if (!num_svm_pointers || !svm_pointers)
     return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!num_svm_pointers || !svm_pointers");
   if (flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))

@@ -33,10 +33,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue queue, cl_uint
                                                  void *svm_pointers[], svm_free_fn pfn_free_func, void *user_data,
                                                  cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   if (!num_svm_pointers != !svm_pointers)
     return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!num_svm_pointers != !svm_pointers");
   cl_int err = kiln_command_check_enqueue(queue, CL_COMMAND_SVM_FREE, num_events, wait_list, event);

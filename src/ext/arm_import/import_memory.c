@@ -56,10 +56,7 @@ CL_API_ENTRY cl_mem CL_API_CALL clImportMemoryARM(cl_context context, cl_mem_fla
                                                   size_t size, cl_int *errcode_ret) {
   KILN_API_CALL;
   if (!kiln_context_is_valid(context))
-    return import_failed(errcode_ret,
-                         KILN_FAIL(CL_INVALID_CONTEXT,
-                                   "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                                   (const void *)(context)));
+    return import_failed(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context));
   /* Valid: access flags, host-access flags (hints), CL_MEM_USE_HOST_PTR (ignored). */
   if (flags & ~(cl_mem_flags)(KILN_MEM_ACCESS_FLAGS | KILN_MEM_HOST_ACCESS_FLAGS | CL_MEM_USE_HOST_PTR))
     return import_failed(

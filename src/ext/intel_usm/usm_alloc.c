@@ -95,20 +95,14 @@ void *CL_API_CALL kiln_usm_shared_alloc(cl_context context, cl_device_id device,
 
 cl_int CL_API_CALL kiln_usm_free(cl_context context, void *ptr) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context))
-    return KILN_FAIL(CL_INVALID_CONTEXT,
-                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                     (const void *)(context));
+  if (!kiln_context_is_valid(context)) return KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   if (!ptr) return CL_SUCCESS;
   return kiln_svm_release(context, ptr, KILN_USM_KINDS) ? CL_SUCCESS : CL_INVALID_VALUE;
 }
 
 cl_int CL_API_CALL kiln_usm_blocking_free(cl_context context, void *ptr) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context))
-    return KILN_FAIL(CL_INVALID_CONTEXT,
-                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                     (const void *)(context));
+  if (!kiln_context_is_valid(context)) return KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   if (!ptr) return CL_SUCCESS;
   struct kiln_svm_allocation a;
   if (!kiln_svm_lookup(ptr, &a) || a.base != ptr || a.context != context || !(a.kind & KILN_USM_KINDS))
@@ -138,10 +132,7 @@ static cl_unified_shared_memory_type_intel type_of(enum kiln_svm_kind kind) {
 cl_int CL_API_CALL kiln_usm_alloc_info(cl_context context, const void *ptr, cl_mem_info_intel param_name,
                                        size_t param_value_size, void *param_value, size_t *param_value_size_ret) {
   KILN_API_CALL;
-  if (!kiln_context_is_valid(context))
-    return KILN_FAIL(CL_INVALID_CONTEXT,
-                     "context (%p) is not a valid cl_context (NULL, released, or another kind of object)",
-                     (const void *)(context));
+  if (!kiln_context_is_valid(context)) return KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context);
   /* Anything but a USM allocation of this context (an SVM allocation, a system pointer)
    * is CL_MEM_TYPE_UNKNOWN_INTEL, with the NULL / 0 answers the spec gives for it. */
   struct kiln_svm_allocation a;

@@ -18,10 +18,7 @@ cl_int CL_API_CALL kiln_usm_enqueue_fill(cl_command_queue queue, void *dst_ptr, 
                                          size_t pattern_size, size_t size, cl_uint num_events,
                                          const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_svm_memfill(&sink, CL_COMMAND_MEMFILL_INTEL, dst_ptr, pattern, pattern_size, size);
 }
@@ -31,10 +28,7 @@ cl_int CL_API_CALL kiln_usm_enqueue_fill(cl_command_queue queue, void *dst_ptr, 
 cl_int CL_API_CALL kiln_usm_enqueue_memset(cl_command_queue queue, void *dst_ptr, cl_int value, size_t size,
                                            cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   unsigned char byte = (unsigned char)value;
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_svm_memfill(&sink, CL_COMMAND_MEMFILL_INTEL, dst_ptr, &byte, 1, size);
@@ -44,10 +38,7 @@ cl_int CL_API_CALL kiln_usm_enqueue_memcpy(cl_command_queue queue, cl_bool block
                                            const void *src_ptr, size_t size, cl_uint num_events,
                                            const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, num_events, wait_list, event);
   return kiln_svm_memcpy(&sink, CL_COMMAND_MEMCPY_INTEL, dst_ptr, src_ptr, size, blocking);
 }
@@ -57,10 +48,7 @@ cl_int CL_API_CALL kiln_usm_enqueue_migrate(cl_command_queue queue, const void *
                                             const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
   (void)ptr, (void)size; /* a hint: any range may be named (the spec lists no error for it) */
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   /* 1.2.0: flags 0 is valid (migrate to the queue's device). */
   if (flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))
     return KILN_FAIL(
@@ -75,10 +63,7 @@ cl_int CL_API_CALL kiln_usm_enqueue_advise(cl_command_queue queue, const void *p
                                            const cl_event *wait_list, cl_event *event) {
   KILN_API_CALL;
   (void)ptr, (void)size;
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   /* The extension defines no advice value yet (0x4208-0x420F are reserved), so none is
    * supported; 0, no advice, orders like a marker (runtimes pass it to reset advice). */
   if (advice != 0) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "advice != 0");

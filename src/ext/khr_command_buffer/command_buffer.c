@@ -58,10 +58,7 @@ CL_API_ENTRY cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR(
                                                 "num_queues != 1")); /* no multi-device extension */
   cl_command_queue queue = queues[0];
   if (!kiln_queue_is_valid(queue))
-    return create_failed(
-        errcode_ret, KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                               "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                               (const void *)(queue)));
+    return create_failed(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue));
   cl_command_buffer_flags_khr flags;
   cl_int err = parse_properties(properties, &flags);
   if (err != CL_SUCCESS) return create_failed(errcode_ret, err);
@@ -103,10 +100,7 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandBufferKHR(cl_command_buffer_khr 
 CL_API_ENTRY cl_int CL_API_CALL clFinalizeCommandBufferKHR(cl_command_buffer_khr command_buffer) {
   KILN_API_CALL;
   if (!kiln_command_buffer_is_valid(command_buffer))
-    return KILN_FAIL(
-        CL_INVALID_COMMAND_BUFFER_KHR,
-        "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)",
-        (const void *)(command_buffer));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_BUFFER_KHR, command_buffer, cl_command_buffer_khr);
   pthread_mutex_lock(&command_buffer->lock);
   cl_int err;
   if (command_buffer->finalized) {
@@ -131,10 +125,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetCommandBufferInfoKHR(cl_command_buffer_khr 
                                                           size_t *param_value_size_ret) {
   KILN_API_CALL;
   if (!kiln_command_buffer_is_valid(command_buffer))
-    return KILN_FAIL(
-        CL_INVALID_COMMAND_BUFFER_KHR,
-        "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)",
-        (const void *)(command_buffer));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_BUFFER_KHR, command_buffer, cl_command_buffer_khr);
   switch (param_name) {
   case CL_COMMAND_BUFFER_NUM_QUEUES_KHR:
     KILN_INFO_VALUE(cl_uint, 1);

@@ -77,10 +77,7 @@ static cl_int record_begin(cl_command_buffer_khr command_buffer, cl_command_queu
                            cl_mutable_command_khr *mutable_handle, struct recorder *r,
                            struct kiln_command_sink *sink) {
   if (!kiln_command_buffer_is_valid(command_buffer))
-    return KILN_FAIL(
-        CL_INVALID_COMMAND_BUFFER_KHR,
-        "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)",
-        (const void *)(command_buffer));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_BUFFER_KHR, command_buffer, cl_command_buffer_khr);
   /* Without cl_khr_command_buffer_multi_device a command names no queue of its own. */
   if (command_queue != NULL) return KILN_FAIL(CL_INVALID_COMMAND_QUEUE, "rejected since (%s)", "command_queue != NULL");
   if (properties && properties[0] != 0)

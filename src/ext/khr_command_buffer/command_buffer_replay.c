@@ -61,10 +61,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCommandBufferKHR(cl_uint num_queues, cl
                                                           const cl_event *event_wait_list, cl_event *event) {
   KILN_API_CALL;
   if (!kiln_command_buffer_is_valid(command_buffer))
-    return KILN_FAIL(
-        CL_INVALID_COMMAND_BUFFER_KHR,
-        "command_buffer (%p) is not a valid cl_command_buffer_khr (NULL, released, or another kind of object)",
-        (const void *)(command_buffer));
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_BUFFER_KHR, command_buffer, cl_command_buffer_khr);
   if (!atomic_load_explicit(&command_buffer->finalized, memory_order_acquire))
     return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)",
                      "!atomic_load_explicit(&command_buffer->finalized, memory_order_acquire)");

@@ -75,11 +75,7 @@ static cl_int recorder_record(const struct kiln_command_recorder *recorder, stru
 CL_API_ENTRY cl_recording_qcom CL_API_CALL clNewRecordingQCOM(cl_command_queue command_queue, cl_int *errcode_ret) {
   KILN_API_CALL;
   if (!kiln_queue_is_valid(command_queue))
-    return new_failed(
-        errcode_ret,
-        KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                  "command_queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                  (const void *)(command_queue)));
+    return new_failed(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, command_queue, cl_command_queue));
   if (!(command_queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM))
     return new_failed(errcode_ret, KILN_FAIL(CL_INVALID_QUEUE_PROPERTIES, "rejected since (%s)",
                                              "!(command_queue->config.ext_property_bits & CL_QUEUE_RECORDABLE_QCOM)"));

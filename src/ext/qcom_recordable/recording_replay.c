@@ -163,10 +163,7 @@ static void execution_complete(void *owner) { kiln_recording_version_release(own
 
 static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom recording, const struct updates *u,
                                 cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-  if (!kiln_queue_is_valid(queue))
-    return KILN_FAIL(CL_INVALID_COMMAND_QUEUE,
-                     "queue (%p) is not a valid cl_command_queue (NULL, released, or another kind of object)",
-                     (const void *)(queue));
+  if (!kiln_queue_is_valid(queue)) return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue);
   if (!kiln_recording_is_valid(recording))
     return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!kiln_recording_is_valid(recording)");
   /* "It must not be a recordable queue": nothing but NDRanges may be enqueued to one. */
