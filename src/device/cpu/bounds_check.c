@@ -5,16 +5,15 @@
 #include "device/cpu/kernel_abi.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static pthread_once_t mode_once = PTHREAD_ONCE_INIT;
 static bool checking;
 
-static void read_mode(void) {
+/* Read when the library is loaded: the launch path then tests a plain flag per batch. */
+__attribute__((constructor)) static void read_mode(void) {
   const char *env = getenv("KILN_CHECK");
   if (!env) return;
   char list[128];
@@ -24,10 +23,7 @@ static void read_mode(void) {
     if (strcmp(name, "bounds") == 0) checking = true;
 }
 
-bool kiln_bounds_checking(void) {
-  pthread_once(&mode_once, read_mode);
-  return checking;
-}
+bool kiln_bounds_checking(void) { return checking; }
 
 /* The first violation of the batch this thread runs. A batch runs on one thread (fibers
  * included), so no other thread writes it. */

@@ -16,7 +16,8 @@ extern "C" {
 #endif
 
 /* Whether kernels are compiled with bounds checks: KILN_CHECK contains "bounds" (read
- * once; the same for the whole process, so compiled code and launches agree). */
+ * when the library loads; the same for the whole process, so compiled code and launches
+ * agree). */
 bool kiln_bounds_checking(void);
 
 /* Registers the violation handler with the JIT (before code that calls it is loaded). */
