@@ -47,7 +47,9 @@ static const char *SOURCE =
     "kernel void copy_rows(global int *out, global const int *in, local int *row) {\n"
     "  event_t e = async_work_group_copy(row, in + get_group_id(0) * get_local_size(0), get_local_size(0), 0);\n"
     "  wait_group_events(1, &e);\n"
-    "  out[get_global_id(0)] = row[get_local_size(0) - 1 - get_local_id(0)]; }\n";
+    "  out[get_global_id(0)] = row[get_local_size(0) - 1 - get_local_id(0)]; }\n"
+    "kernel void guarded(global int *out, int n) { size_t i = get_global_id(0); if (i < n) out[i] = 1; }\n"
+    "kernel void odd_shifted(global int *out) { size_t i = get_global_id(0); if (i & 1) out[i + 1] = 5; }\n";
 
 struct fixture {
   struct kiln_test_env env;
@@ -391,6 +393,60 @@ static void one_of_many(void **state) {
   clReleaseMemObject(out);
 }
 
+/* The last work-item of a whole vector outside (vectorized code tests a vector's first and
+ * last work-items for a consecutive access): reported, the others' writes made. */
+static void last_of_a_whole_vector(void **state) {
+  struct fixture *f = *state;
+  enum { N = 4096 };
+  cl_mem out = buffer_of(f, (N - 1) * sizeof(int), -1);
+  cl_kernel k = kernel_of(f, "fill");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof out, &out));
+  char *text;
+  assert_int_equal(CL_OUT_OF_RESOURCES, run_captured(f, k, N, 256, &text));
+  expect_report(text, "work-item (4095, 0, 0)");
+  expect_report(text, "write of 4 bytes at offset 16380 outside its 16380 bytes");
+  free(text);
+  int *got = malloc((N - 1) * sizeof(int));
+  read_ints(f, out, N - 1, got);
+  for (int i = 0; i < N - 1; i++) assert_int_equal(7, got[i]);
+  free(got);
+  clReleaseKernel(k);
+  clReleaseMemObject(out);
+}
+
+/* Under a branch that differs between work-items: those that do not take it have addresses
+ * outside but make no access (no report); one that takes it and is outside is reported,
+ * and the others that take it write. */
+static void under_a_divergent_branch(void **state) {
+  struct fixture *f = *state;
+  enum { N = 64, INSIDE = 60 };
+  cl_mem out = buffer_of(f, INSIDE * sizeof(int), -1);
+  cl_kernel k = kernel_of(f, "guarded");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof out, &out));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof(int), &(int){INSIDE}));
+  char *text;
+  assert_int_equal(CL_COMPLETE, run_captured(f, k, N, N, &text));
+  assert_string_equal("", text);
+  free(text);
+  int got[N];
+  read_ints(f, out, INSIDE, got);
+  for (int i = 0; i < INSIDE; i++) assert_int_equal(1, got[i]);
+  clReleaseKernel(k);
+  clReleaseMemObject(out);
+
+  out = buffer_of(f, N * sizeof(int), -1);
+  k = kernel_of(f, "odd_shifted");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof out, &out));
+  assert_int_equal(CL_OUT_OF_RESOURCES, run_captured(f, k, N, N, &text));
+  expect_report(text, "kernel 'odd_shifted' argument 0 'out': write of 4 bytes at offset 256 outside its 256 bytes");
+  expect_report(text, "work-item (63, 0, 0)");
+  free(text);
+  read_ints(f, out, N, got);
+  for (int i = 0; i < N; i++) assert_int_equal(i % 2 == 0 && i > 0 ? 5 : -1, got[i]);
+  clReleaseKernel(k);
+  clReleaseMemObject(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(write_past_the_end), cmocka_unit_test(read_past_the_end),
@@ -398,7 +454,8 @@ int main(void) {
       cmocka_unit_test(in_local_memory), cmocka_unit_test(in_a_local_variable),
       cmocka_unit_test(in_a_local_variable_with_required_size),
       cmocka_unit_test(accesses_inside_pass),
-      cmocka_unit_test(one_of_many),
+      cmocka_unit_test(one_of_many), cmocka_unit_test(last_of_a_whole_vector),
+      cmocka_unit_test(under_a_divergent_branch),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -149,6 +149,90 @@ static void test_uniform_branch_and_loop_stay(void **state) {
   free(d);
 }
 
+/* A uniform branch under a divergent one stays a branch when its sides meet again inside
+ * the divergent region and hold no divergent branch themselves; its blocks run under the
+ * region's predicate and the phi where they meet stays a phi. */
+static void test_uniform_branch_in_divergent_region_stays(void **state) {
+  (void)state;
+  char *d = describe(DECLS
+                     "declare i1 @__kiln_wfv_any_above(i64, i64)\n"
+                     "define void @k(ptr addrspace(1) %out, i64 %n) {\n"
+                     "entry:\n"
+                     "  %lid = call i64 @__kiln_local_id(i32 0)\n"
+                     "  %c = icmp ult i64 %lid, 5\n"
+                     "  br i1 %c, label %test, label %join\n"
+                     "test:\n"
+                     "  %big = icmp sgt i64 %n, 3\n"
+                     "  br i1 %big, label %add, label %sub\n"
+                     "add:\n"
+                     "  %a = add i64 %lid, %n\n"
+                     "  br label %meet\n"
+                     "sub:\n"
+                     "  %s = sub i64 %lid, 1\n"
+                     "  br label %meet\n"
+                     "meet:\n"
+                     "  %m = phi i64 [ %a, %add ], [ %s, %sub ]\n"
+                     "  %above = call i1 @__kiln_wfv_any_above(i64 %m, i64 %n)\n"
+                     "  br i1 %above, label %slow, label %fast\n"
+                     "slow:\n"
+                     "  %m2 = shl i64 %m, 1\n"
+                     "  br label %both\n"
+                     "fast:\n"
+                     "  br label %both\n"
+                     "both:\n"
+                     "  %v = phi i64 [ %m2, %slow ], [ %m, %fast ]\n"
+                     "  br label %join\n"
+                     "join:\n"
+                     "  %r = phi i64 [ %v, %both ], [ %n, %entry ]\n"
+                     "  %o = getelementptr i64, ptr addrspace(1) %out, i64 %lid\n"
+                     "  store i64 %r, ptr addrspace(1) %o\n"
+                     "  ret void\n"
+                     "}\n");
+  expect(d, "block test: predicated");
+  expect(d, "branch test: kept");
+  expect(d, "block add: predicated");
+  expect(d, "block sub: predicated");
+  expect(d, "%m: affine 1");       /* still a phi: both sides' values are the lane id plus a constant */
+  expect(d, "%above: uniform");    /* "any lane above" is one answer for all lanes */
+  expect(d, "branch meet: kept");  /* a piece that ends where the next begins grows into it */
+  expect(d, "block both: predicated");
+  expect(d, "block join: all lanes");
+  expect(d, "widened");
+  free(d);
+}
+
+/* A uniform branch whose side holds a divergent branch is linearized with it. */
+static void test_uniform_branch_over_divergent_one_is_linearized(void **state) {
+  (void)state;
+  char *d = describe(DECLS
+                     "define void @k(ptr addrspace(1) %out, i64 %n) {\n"
+                     "entry:\n"
+                     "  %lid = call i64 @__kiln_local_id(i32 0)\n"
+                     "  %c = icmp ult i64 %lid, 5\n"
+                     "  br i1 %c, label %test, label %join\n"
+                     "test:\n"
+                     "  %big = icmp sgt i64 %n, 3\n"
+                     "  br i1 %big, label %inner, label %meet\n"
+                     "inner:\n"
+                     "  %odd = trunc i64 %lid to i1\n"
+                     "  br i1 %odd, label %one, label %meet\n"
+                     "one:\n"
+                     "  br label %meet\n"
+                     "meet:\n"
+                     "  %m = phi i64 [ 1, %one ], [ 2, %inner ], [ 3, %test ]\n"
+                     "  br label %join\n"
+                     "join:\n"
+                     "  %r = phi i64 [ %m, %meet ], [ %n, %entry ]\n"
+                     "  %o = getelementptr i64, ptr addrspace(1) %out, i64 %lid\n"
+                     "  store i64 %r, ptr addrspace(1) %o\n"
+                     "  ret void\n"
+                     "}\n");
+  expect(d, "block test: predicated");
+  if (strstr(d, "branch ")) fail_msg("a branch was kept:\n%s", d);
+  expect(d, "widened");
+  free(d);
+}
+
 static void test_divergent_loop_gets_active_lanes(void **state) {
   (void)state;
   char *d = describe(DECLS
@@ -213,6 +297,8 @@ static void test_unparsable_ir(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_shapes_and_accesses),          cmocka_unit_test(test_divergent_branch_is_predicated),
+      cmocka_unit_test(test_uniform_branch_in_divergent_region_stays),
+      cmocka_unit_test(test_uniform_branch_over_divergent_one_is_linearized),
       cmocka_unit_test(test_uniform_branch_and_loop_stay), cmocka_unit_test(test_divergent_loop_gets_active_lanes),
       cmocka_unit_test(test_refuses_divergent_loop_with_two_exits), cmocka_unit_test(test_unparsable_ir),
   };

@@ -40,7 +40,7 @@ static _Thread_local struct violation batch_violation;
 static void violation(const char *what, int64_t offset, uint64_t size, uint64_t span, uint32_t is_write, uint64_t gx,
                       uint64_t gy, uint64_t gz) {
   struct violation *v = &batch_violation;
-  if (v->happened) return;
+  if (!what || v->happened) return; /* null: a work-item of a checked vector that was inside */
   *v = (struct violation){true, what, offset, size, span, is_write, {gx, gy, gz}};
 }
 

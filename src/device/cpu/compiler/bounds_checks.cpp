@@ -3,8 +3,9 @@
 // arguments (global, constant or local) is guarded by a test against the extent the runtime
 // wrote after the argument block (kernel_abi.h's table), one through a static __local
 // variable against the variable's size (unless scalar evolution proves it inside); outside
-// it, the access is not made (a load gives zero) and the violation handler is called with
-// the argument, the offset, the size and the work-item's global id.
+// it, the access is not made (it goes to a scratch "sink" instead; a load gives zero) and
+// the violation handler is called with the argument, the offset, the size and the
+// work-item's global id.
 //
 // The kernel is inlined (but for math functions with vector forms; its stack slots
 // promoted) first, so that accesses in the builtins (vload, atomics, async copies) are
@@ -235,11 +236,11 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
   FunctionCallee violation = m.getOrInsertFunction(
       KILN_BOUNDS_VIOLATION_SYMBOL,
       FunctionType::get(Type::getVoidTy(c), {ptr, i64, i64, i64, i32, i64, i64, i64}, false));
-  MDNode *likely = MDBuilder(c).createBranchWeights(1 << 20, 1), *unlikely = MDBuilder(c).createBranchWeights(1, 1 << 20);
-  Function *any_lane = cast<Function>(
-      m.getOrInsertFunction(wfv::ANY_LANE, FunctionType::get(Type::getInt1Ty(c), {Type::getInt1Ty(c)}, false)).getCallee());
-  any_lane->setDoesNotAccessMemory();
-  any_lane->setDoesNotThrow();
+  MDNode *unlikely = MDBuilder(c).createBranchWeights(1, 1 << 20);
+  Function *any_above = cast<Function>(
+      m.getOrInsertFunction(wfv::ANY_ABOVE, FunctionType::get(Type::getInt1Ty(c), {i64, i64}, false)).getCallee());
+  any_above->setDoesNotAccessMemory();
+  any_above->setDoesNotThrow();
   // A memory intrinsic checked twice guards its copy with both tests: group by instruction.
   std::map<Instruction *, std::vector<const Access *>> by_inst;
   std::vector<Instruction *> order;
@@ -247,60 +248,85 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
     if (!by_inst.count(a.inst)) order.push_back(a.inst);
     by_inst[a.inst].push_back(&a);
   }
+  // Where a slow path's access goes for a work-item outside: a scratch block as large as
+  // the largest access (a memory copy gets length zero instead). What it holds is never used.
+  uint64_t largest = 1;
+  for (const Access &a : accesses)
+    if (auto *size = dyn_cast<ConstantInt>(a.size)) largest = std::max(largest, size->getZExtValue());
+  auto *sink_type = ArrayType::get(Type::getInt8Ty(c), largest);
+  auto *sink = new GlobalVariable(m, sink_type, false, GlobalValue::InternalLinkage, Constant::getNullValue(sink_type),
+                                  "kiln.bounds.sink");
+  sink->setAlignment(Align(64));
   for (Instruction *inst : order) {
     const std::vector<const Access *> &list = by_inst[inst];
-    // Inside when offset <= span - size, offset counted from the reachable memory's start
-    // (unsigned: an address before the start wraps to a large offset).
-    auto test = [&](IRBuilder<> &b, const Access *a, Value *&offset, Value *&span) {
-      Extent e = extent_at(b, a->origin);
-      offset = b.CreateSub(b.CreatePtrToInt(a->address, i64), e.base, "bounds.offset");
-      span = e.span;
-      return b.CreateAnd(b.CreateICmpULE(a->size, e.span), b.CreateICmpULE(offset, b.CreateSub(e.span, a->size)));
-    };
+    // Inside when size <= span and offset <= span - size, offset counted from the reachable
+    // memory's start (unsigned: an address before the start wraps to a large offset).
     IRBuilder<> b(inst);
-    Value *inside = nullptr;
+    std::vector<Value *> offsets, spans, limits, too_large;
+    Value *some_outside = nullptr;
     for (const Access *a : list) {
-      Value *offset, *span;
-      Value *fits = test(b, a, offset, span);
-      inside = inside ? b.CreateAnd(inside, fits) : fits;
+      Extent e = extent_at(b, a->origin);
+      offsets.push_back(b.CreateSub(b.CreatePtrToInt(a->address, i64), e.base, "bounds.offset"));
+      spans.push_back(e.span);
+      limits.push_back(b.CreateSub(e.span, a->size, "bounds.limit"));
+      too_large.push_back(b.CreateICmpUGT(a->size, e.span));
+      Value *outside = b.CreateOr(too_large.back(), b.CreateCall(any_above, {offsets.back(), limits.back()}));
+      some_outside = some_outside ? b.CreateOr(some_outside, outside) : outside;
     }
-    // if (any lane outside) { if (inside) access; else report; } else access: under
-    // whole-function vectorization the test is one OR reduction and the usual path's
-    // access stays unmasked; elsewhere ANY_LANE becomes its argument (lower_any_lane).
-    Value *some_outside = b.CreateCall(any_lane, {b.CreateNot(inside)}, "bounds.some_outside");
+    // if (any work-item outside) slow else fast: the usual path's access is the original
+    // one; the slow path has no branch of its own (so that whole-function vectorization keeps
+    // this test a branch also under a divergent condition, wfv/linearize.cpp): a work-item
+    // outside makes its access at the sink and reports. Its own test is made there only.
     Instruction *slow_term = nullptr, *fast_term = nullptr;
     SplitBlockAndInsertIfThenElse(some_outside, inst, &slow_term, &fast_term, unlikely);
     BasicBlock *tail = inst->getParent();
     Instruction *fast = inst->clone();
     fast->insertBefore(fast_term);
-    Instruction *then_term = nullptr, *else_term = nullptr;
-    SplitBlockAndInsertIfThenElse(inside, slow_term, &then_term, &else_term, likely);
-    inst->moveBefore(then_term);
-    // The report: the first access of the list that is outside (a memory copy's source
-    // before its destination).
-    IRBuilder<> f(else_term);
+    inst->moveBefore(slow_term);
+    IRBuilder<> f(inst);
+    Value *inside = nullptr;
+    std::vector<Value *> fits;
+    for (size_t i = 0; i < list.size(); i++) {
+      fits.push_back(f.CreateAnd(f.CreateNot(too_large[i]), f.CreateICmpULE(offsets[i], limits[i])));
+      inside = inside ? f.CreateAnd(inside, fits.back()) : fits.back();
+    }
+    auto at_sink = [&](Value *address) {
+      Constant *cast = ConstantExpr::getPointerBitCastOrAddrSpaceCast(sink, address->getType());
+      return f.CreateSelect(inside, address, cast, "bounds.address");
+    };
+    if (auto *load = dyn_cast<LoadInst>(inst)) {
+      load->setOperand(load->getPointerOperandIndex(), at_sink(load->getPointerOperand()));
+    } else if (auto *store = dyn_cast<StoreInst>(inst)) {
+      store->setOperand(store->getPointerOperandIndex(), at_sink(store->getPointerOperand()));
+    } else if (auto *rmw = dyn_cast<AtomicRMWInst>(inst)) {
+      rmw->setOperand(rmw->getPointerOperandIndex(), at_sink(rmw->getPointerOperand()));
+    } else if (auto *cas = dyn_cast<AtomicCmpXchgInst>(inst)) {
+      cas->setOperand(cas->getPointerOperandIndex(), at_sink(cas->getPointerOperand()));
+    } else if (auto *mem = dyn_cast<MemIntrinsic>(inst)) {
+      Value *length = mem->getLength();
+      mem->setLength(f.CreateSelect(inside, length, Constant::getNullValue(length->getType()), "bounds.length"));
+    }
+    // The report (the handler ignores a null description): the first access of the list
+    // that is outside (a memory copy's source before its destination).
+    f.SetInsertPoint(slow_term);
     Value *what = nullptr, *offset = nullptr, *size = nullptr, *span = nullptr, *write = nullptr;
-    for (auto it = list.rbegin(); it != list.rend(); ++it) {
-      const Access *a = *it;
-      Value *own_offset, *own_span;
-      Value *bad = f.CreateNot(test(f, a, own_offset, own_span));
+    for (size_t i = list.size(); i-- > 0;) {
+      const Access *a = list[i];
+      Value *bad = f.CreateNot(fits[i]);
       auto pick = [&](Value *mine, Value *later) { return later ? f.CreateSelect(bad, mine, later) : mine; };
       what = pick(what_of[a->origin], what);
-      offset = pick(own_offset, offset);
+      offset = pick(offsets[i], offset);
       size = pick(a->size, size);
-      span = pick(own_span, span);
+      span = pick(spans[i], span);
       write = pick(f.getInt32(a->write), write);
     }
+    what = f.CreateSelect(inside, ConstantPointerNull::get(cast<PointerType>(ptr)), what);
     f.CreateCall(violation, {what, offset, size, span, write, global_id(f, m, 0), global_id(f, m, 1), global_id(f, m, 2)});
     if (!inst->getType()->isVoidTy()) {  // a load, atomic or swap outside gives zero
-      BasicBlock *slow_end = slow_term->getParent();
-      PHINode *slow_result = PHINode::Create(inst->getType(), 2, "", &*slow_end->begin());
-      inst->replaceAllUsesWith(slow_result);
-      slow_result->addIncoming(inst, then_term->getParent());
-      slow_result->addIncoming(Constant::getNullValue(inst->getType()), else_term->getParent());
       PHINode *result = PHINode::Create(inst->getType(), 2, "", &*tail->begin());
-      slow_result->replaceUsesWithIf(result, [&](Use &u) { return u.getUser() != result; });
-      result->addIncoming(slow_result, slow_end);
+      inst->replaceAllUsesWith(result);
+      Value *slow_result = f.CreateSelect(inside, inst, Constant::getNullValue(inst->getType()));
+      result->addIncoming(slow_result, slow_term->getParent());
       result->addIncoming(fast, fast_term->getParent());
     }
   }
@@ -308,14 +334,20 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
 }
 
 void lower_any_lane(Module &m) {
-  Function *any_lane = m.getFunction(wfv::ANY_LANE);
-  if (!any_lane) return;
-  for (User *u : make_early_inc_range(any_lane->users()))
-    if (auto *call = dyn_cast<CallInst>(u)) {
-      call->replaceAllUsesWith(call->getArgOperand(0));
-      call->eraseFromParent();
-    }
-  if (any_lane->use_empty()) any_lane->eraseFromParent();
+  // One work-item: "any lane" is its own answer.
+  for (const char *name : {wfv::ANY_LANE, wfv::ANY_ABOVE}) {
+    Function *test = m.getFunction(name);
+    if (!test) continue;
+    for (User *u : make_early_inc_range(test->users()))
+      if (auto *call = dyn_cast<CallInst>(u)) {
+        Value *own = call->getArgOperand(0);
+        if (test->getName() == wfv::ANY_ABOVE)
+          own = IRBuilder<>(call).CreateICmpUGT(call->getArgOperand(0), call->getArgOperand(1));
+        call->replaceAllUsesWith(own);
+        call->eraseFromParent();
+      }
+    if (test->use_empty()) test->eraseFromParent();
+  }
 }
 
 }  // namespace kiln

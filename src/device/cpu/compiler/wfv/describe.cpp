@@ -51,6 +51,8 @@ extern "C" char *kiln_wfv_describe(const char *ir, const char *function, unsigne
   for (BasicBlock &bb : *f) {
     Value *p = predicates.lookup(&bb);
     out += "block " + bb.getName().str() + ": " + (p ? "predicated" : "all lanes") + "\n";
+    if (auto *br = dyn_cast<BranchInst>(bb.getTerminator()); br && br->isConditional())
+      out += "branch " + bb.getName().str() + ": kept\n";
     for (Instruction &inst : bb) {
       if (inst.hasName()) out += "%" + inst.getName().str() + ": " + shape_text(shapes.of(&inst)) + "\n";
       if (auto *load = dyn_cast<LoadInst>(&inst); load && load->hasName())

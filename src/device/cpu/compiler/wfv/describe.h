@@ -13,6 +13,7 @@ extern "C" {
  *   "load %name: uniform|consecutive|gather"                          (named loads)
  *   "store <value>: uniform|consecutive|scatter"                       (stores, by value name)
  *   "block <name>: predicated" | "block <name>: all lanes"            (blocks after linearization)
+ *   "branch <name>: kept"                             (a block still ending in a conditional branch)
  *   "widened" | "not vectorized: <why>"                               (last line)
  * or NULL when the IR does not parse or has no such function. */
 char *kiln_wfv_describe(const char *ir, const char *function, unsigned width);

@@ -14,6 +14,10 @@
 // its uniform trip count is never computed from values of lanes that did not get there;
 // what it defines reaches later blocks through phis, zero on the skipping edge.
 //
+// A uniform branch in a region whose sides meet again inside it, with no divergent branch
+// or loop between, stays a branch: all of the region's active lanes take the same side, so
+// those blocks form one node of the chain and share its predicate.
+//
 // A divergent loop (its exit condition differs between lanes; one exiting block, the
 // latch) gets an active-lane predicate phi: lanes leave it when their exit condition holds,
 // and the loop repeats while any lane is active (ANY_LANE). A value used after the loop is
@@ -184,7 +188,46 @@ class Linearizer {
     BasicBlock *exit = nullptr;   // the block whose terminator leaves the node
     Value *pred = nullptr;
     BasicBlock *entry = nullptr;  // where the chain enters it (a subloop's guard)
+    std::vector<BasicBlock *> kept = {};  // blocks after `block` up to `exit` whose branches stay
   };
+
+  // The blocks between `head`'s uniform branch and the block where its sides meet again
+  // (its immediate post-dominator, returned), when that is a piece of the region taken
+  // whole: blocks of the level only, no divergent branch, none entered from outside it.
+  // Such a branch sends all of the region's active lanes one way, so it stays a branch (the
+  // bounds checks' "is some lane outside" before each access; uniform tests in general).
+  BasicBlock *uniform_piece(BasicBlock *head, Loop *level_loop, const std::set<BasicBlock *> &region,
+                            const std::map<BasicBlock *, int> &taken, std::vector<BasicBlock *> &piece) {
+    auto *br = dyn_cast<BranchInst>(head->getTerminator());
+    if (!br || !br->isConditional() || br->getSuccessor(0) == br->getSuccessor(1) || divergent_.contains(head))
+      return nullptr;
+    DomTreeNode *pnode = pdt_.getNode(head)->getIDom();
+    BasicBlock *meet = pnode ? pnode->getBlock() : nullptr;
+    auto usable = [&](BasicBlock *bb) {
+      return region.count(bb) && !taken.count(bb) && li_.getLoopFor(bb) == level_loop && !divergent_.contains(bb) &&
+             isa<BranchInst>(bb->getTerminator());
+    };
+    if (!meet || !usable(meet)) return nullptr;
+    piece.clear();
+    std::set<BasicBlock *> seen{head};
+    std::vector<BasicBlock *> work(succ_begin(head), succ_end(head));
+    while (!work.empty()) {
+      BasicBlock *bb = work.back();
+      work.pop_back();
+      if (bb == meet || seen.count(bb)) continue;
+      if (!usable(bb)) return nullptr;
+      seen.insert(bb);
+      piece.push_back(bb);
+      for (BasicBlock *s : successors(bb)) work.push_back(s);
+    }
+    for (BasicBlock *bb : piece)
+      for (BasicBlock *pred : predecessors(bb))
+        if (!seen.count(pred)) return nullptr;
+    for (BasicBlock *pred : predecessors(meet))
+      if (!seen.count(pred)) return nullptr;
+    piece.push_back(meet);
+    return meet;
+  }
 
   // The blocks reachable from d before its immediate post-dominator *p, subloops' blocks
   // included; false (with why_) when that leaves the loop. `entered`: a block of them has a
@@ -256,11 +299,24 @@ class Linearizer {
       node_of[exit] = (int)nodes.size();
       nodes.push_back({l->getHeader(), l, exit});
     }
-    for (BasicBlock *bb : blocks)
-      if (li_.getLoopFor(bb) == level_loop && !node_of.count(bb)) {
-        node_of[bb] = (int)nodes.size();
-        nodes.push_back({bb, nullptr, bb});
+    // The level's blocks, heads before what they dominate, so that a uniform piece starts
+    // at its head; a piece ending where another begins grows into it.
+    for (auto *dnode : depth_first(dt_.getRootNode())) {
+      BasicBlock *bb = dnode->getBlock();
+      if (!blocks.count(bb) || li_.getLoopFor(bb) != level_loop || node_of.count(bb)) continue;
+      int n = (int)nodes.size();
+      node_of[bb] = n;
+      Node node{bb, nullptr, bb};
+      std::vector<BasicBlock *> piece;
+      while (BasicBlock *meet = uniform_piece(node.exit, level_loop, blocks, node_of, piece)) {
+        for (BasicBlock *kept : piece) {
+          node_of[kept] = n;
+          node.kept.push_back(kept);
+        }
+        node.exit = meet;
       }
+      nodes.push_back(node);
+    }
     // Edges between nodes; the only other target is the join.
     auto successors_of = [&](int n) {
       std::vector<int> out;
@@ -362,8 +418,9 @@ class Linearizer {
       Node &node = nodes[n];
       if (!node.loop) {
         chain_to(prev, node.block);
-        prev = node.block;
+        prev = node.exit;
         preds_[node.block] = node.pred;
+        for (BasicBlock *kept : node.kept) preds_[kept] = node.pred;
         continue;
       }
       BasicBlock *guard = guards[n];

@@ -23,10 +23,21 @@
 
 namespace kiln::wfv {
 
-// `i1 __kiln_wfv_any(i1 p)`: whether p holds for any lane (uniform). Linearization uses it
-// for the exits of loops whose lanes leave at different iterations; widening makes it an OR
-// reduction.
+// `i1 __kiln_wfv_any(i1 p)`: whether p holds for any active lane (uniform). Linearization
+// uses it for the exits of loops whose lanes leave at different iterations, the bounds
+// checks before each access; widening makes it an OR reduction over the block's predicate.
 constexpr const char *ANY_LANE = "__kiln_wfv_any";
+
+// `i1 __kiln_wfv_any_above(i64 x, i64 limit)`: whether x >u limit for any active lane
+// (uniform), the bounds checks' "is some work-item's offset outside". Widened, an x that
+// grows by a constant stride between lanes, with every lane active, is tested at the first
+// and last lane only; that is exact for limit < 2^63 (a larger limit may answer true).
+constexpr const char *ANY_ABOVE = "__kiln_wfv_any_above";
+
+// Either of the two any-lane tests.
+inline bool is_any_lane_test(const llvm::Function *f) {
+  return f && (f->getName() == ANY_LANE || f->getName() == ANY_ABOVE);
+}
 
 // The predicate under which a block's instructions run for each lane (an i1 of the scalar
 // IR, or absent: every lane that reached the function).

@@ -243,6 +243,23 @@ class Widener {
 
   Value *any(Value *m) { return b_.CreateOrReduce(m); }
 
+  // wfv.hpp's ANY_ABOVE: with all lanes active and x affine, the first and last lanes' x
+  // (between them x runs monotonically when its whole range is under 2^62 and the limit
+  // under 2^63: no lane can step over the values above the limit); else every lane's.
+  Value *any_above(Value *x, Value *limit, Value *m) {
+    Shape s = shapes_.of(x);
+    int64_t reach = wrapping_mul(s.stride, (int64_t)w_ - 1);
+    if (!m && s.affine() && (isa<Constant>(limit) || shapes_.of(limit).uniform()) && reach > -(INT64_C(1) << 62) &&
+        reach < (INT64_C(1) << 62)) {
+      Value *lim = scalar(limit), *first = scalar(x);
+      Value *last = b_.CreateAdd(first, ConstantInt::get(first->getType(), (uint64_t)reach, true));
+      Value *huge = b_.CreateICmpSLT(lim, ConstantInt::get(lim->getType(), 0));  // limit >= 2^63
+      return b_.CreateOr(b_.CreateOr(b_.CreateICmpUGT(first, lim), b_.CreateICmpUGT(last, lim)), huge);
+    }
+    Value *above = b_.CreateICmpUGT(vec(x), vec(limit));
+    return any(m ? b_.CreateAnd(above, m) : above);
+  }
+
   // A uniform load or store in a predicated block: once, when any lane is active (its
   // address need not be valid otherwise); a load gives zero when none is.
   bool emit_if_any(Instruction &inst, Value *m) {
@@ -356,9 +373,17 @@ class Widener {
           break;
       }
     }
-    if (callee->getName() == ANY_LANE) {
+    if (callee->getName() == ANY_LANE) {  // of the block's active lanes
       Value *p = call.getArgOperand(0);
-      scalar_[&call] = shapes_.of(p).uniform() ? scalar(p) : any(vec(p));
+      Value *m = mask(call);
+      if (shapes_.of(p).uniform())
+        scalar_[&call] = m ? b_.CreateAnd(scalar(p), any(m)) : scalar(p);
+      else
+        scalar_[&call] = any(m ? b_.CreateAnd(vec(p), m) : vec(p));
+      return true;
+    }
+    if (callee->getName() == ANY_ABOVE) {
+      scalar_[&call] = any_above(call.getArgOperand(0), call.getArgOperand(1), mask(call));
       return true;
     }
     if (is_lane_id(call)) {
