@@ -1,19 +1,18 @@
-// bounds_checks.cpp: KILN_CHECK=bounds (device/cpu/bounds_check.h). Every load, store,
-// atomic and memory intrinsic of a kernel whose address derives from one of its pointer
-// arguments (global, constant or local) is guarded by a test against the extent the runtime
-// wrote after the argument block (kernel_abi.h's table), one through a static __local
-// variable against the variable's size (unless scalar evolution proves it inside); outside
-// it, the access is not made (it goes to a scratch "sink" instead; a load gives zero) and
-// the violation handler is called with the argument, the offset, the size and the
-// work-item's global id.
+// bounds_checks.cpp: KILN_CHECK=bounds (device/cpu/bounds_check.h): which accesses of a
+// kernel to check. Every load, store, atomic and memory intrinsic whose address derives from
+// one of its pointer arguments (global, constant or local) is checked against the extent
+// the runtime wrote after the argument block (kernel_abi.h's table), one through a static
+// __local variable against the variable's size, unless scalar evolution proves it inside;
+// bounds_check_emit.cpp adds the tests. Outside, the access is not made and the violation
+// handler is called with the argument, the offset, the size and the work-item's global id.
 //
 // The kernel is inlined (but for math functions with vector forms; its stack slots
 // promoted) first, so that accesses in the builtins (vload, atomics, async copies) are
 // seen with their pointer's origin. An address whose origin is not one argument or
 // variable (a pointer read from memory, made from an integer, a phi of two arguments, a
 // program-scope variable, private memory) is not checked.
+#include "device/cpu/compiler/bounds_checks.hpp"
 #include "device/cpu/compiler/compiler_internal.hpp"
-#include "device/cpu/compiler/wfv/wfv.hpp"
 #include "device/cpu/kernel_abi.h"
 
 #include <llvm/Analysis/AssumptionCache.h>
@@ -31,31 +30,15 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/TargetParser/Triple.h>
-#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
 #include <algorithm>
-#include <map>
 #include <vector>
 
 using namespace llvm;
+using kiln::bounds::Access;
+using kiln::bounds::Origin;
 
 namespace {
-
-// What an address derives from: a checked argument, or a static __local variable.
-struct Origin {
-  int arg = -1;                   // the argument's index
-  GlobalVariable *local = nullptr;  // or the variable
-  bool operator<(const Origin &o) const { return arg != o.arg ? arg < o.arg : local < o.local; }
-};
-
-// One access to check: `address` of `size` bytes (an i64 value).
-struct Access {
-  Instruction *inst;
-  Value *address;
-  Value *size;
-  Origin origin;
-  bool write;
-};
 
 bool checked_kind(enum kiln_arg_kind kind) {
   return kind == KILN_ARG_GLOBAL_PTR || kind == KILN_ARG_CONSTANT_PTR || kind == KILN_ARG_LOCAL_PTR;
@@ -105,31 +88,6 @@ std::vector<Access> find_accesses(Function &k, const kiln_kernel_desc &desc) {
     }
   }
   return found;
-}
-
-// "kernel 'k' argument 1 'out'" or "kernel 'k' __local variable 'k.tile'", a constant the
-// violation handler keeps a pointer to.
-Constant *description(Module &m, const Function &k, const Origin &o) {
-  std::string text = "kernel '" + k.getName().str() + "' ";
-  StringRef name = o.local ? o.local->getName() : k.getArg(o.arg)->getName();
-  text += o.local ? "__local variable" : "argument " + std::to_string(o.arg);
-  if (!name.empty()) text += " '" + name.str() + "'";
-  auto *gv = new GlobalVariable(m, ArrayType::get(Type::getInt8Ty(m.getContext()), text.size() + 1), true,
-                                GlobalValue::PrivateLinkage, ConstantDataArray::getString(m.getContext(), text),
-                                "kiln.bounds.what");
-  gv->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
-  return gv;
-}
-
-// The work-item's global id in dimension d, from the intrinsics the launcher replaces.
-Value *global_id(IRBuilder<> &b, Module &m, unsigned d) {
-  Type *i64 = b.getInt64Ty();
-  auto intrinsic = [&](const char *name) {
-    FunctionCallee f = m.getOrInsertFunction(name, FunctionType::get(i64, {b.getInt32Ty()}, false));
-    return b.CreateCall(f, {b.getInt32(d)});
-  };
-  Value *group = b.CreateMul(intrinsic(KILN_INTRINSIC_GROUP_ID), intrinsic(KILN_INTRINSIC_ENQUEUED_LOCAL_SIZE));
-  return b.CreateAdd(b.CreateAdd(group, intrinsic(KILN_INTRINSIC_LOCAL_ID)), intrinsic(KILN_INTRINSIC_GLOBAL_OFFSET));
 }
 
 // With a required work-group size, the local ids' ranges (as !range metadata of the calls,
@@ -201,153 +159,8 @@ bool add_bounds_checks(Function &k, const kiln_kernel_desc &desc, std::string &e
   mark_local_id_ranges(k, desc);
   std::vector<Access> accesses = find_accesses(k, desc);
   drop_proven_accesses(k, accesses);
-  if (accesses.empty()) return true;
-  Module &m = *k.getParent();
-  LLVMContext &c = m.getContext();
-  Type *i64 = Type::getInt64Ty(c), *i32 = Type::getInt32Ty(c), *ptr = PointerType::get(c, 0);
-
-  // An origin's reachable memory, computed where it is tested: values carried from the
-  // kernel's entry would live across its barriers, saved and reloaded per work-item; these
-  // are the same for every work-item (the table's loads are invariant), so each region's
-  // code reads them once.
-  FunctionCallee bound = m.getOrInsertFunction(KILN_INTRINSIC_MEMORY_BOUND, FunctionType::get(i64, {i32}, false));
-  const DataLayout &dl = m.getDataLayout();
-  MDNode *invariant = MDNode::get(c, {});
-  struct Extent {
-    Value *base, *span;
-  };
-  auto extent_at = [&](IRBuilder<> &b, const Origin &o) {
-    if (o.local)  // a variable's size is known; the launcher places it in the group's memory
-      return Extent{b.CreatePtrToInt(o.local, i64), b.getInt64(dl.getTypeAllocSize(o.local->getValueType()))};
-    Value *args_block = b.CreateCall(bound, {b.getInt32(KILN_BOUND_ARGS)}, "args_block");
-    Value *entry = b.CreateIntToPtr(
-        b.CreateAdd(args_block, b.getInt64(kiln_bounds_table_offset(desc.args_block_size) + 16 * (uint64_t)o.arg)), ptr);
-    LoadInst *below = b.CreateAlignedLoad(i64, entry, Align(8), "below");
-    LoadInst *span = b.CreateAlignedLoad(i64, b.CreateConstInBoundsGEP1_64(i64, entry, 1), Align(8), "span");
-    below->setMetadata(LLVMContext::MD_invariant_load, invariant);
-    span->setMetadata(LLVMContext::MD_invariant_load, invariant);
-    // The argument's address minus `below`: where the memory it may reach starts.
-    return Extent{b.CreateSub(b.CreatePtrToInt(k.getArg((unsigned)o.arg), i64), below, "reach"), span};
-  };
-  std::map<Origin, Constant *> what_of;
-  for (const Access &a : accesses)
-    if (!what_of.count(a.origin)) what_of[a.origin] = description(m, k, a.origin);
-
-  FunctionCallee violation = m.getOrInsertFunction(
-      KILN_BOUNDS_VIOLATION_SYMBOL,
-      FunctionType::get(Type::getVoidTy(c), {ptr, i64, i64, i64, i32, i64, i64, i64}, false));
-  MDNode *unlikely = MDBuilder(c).createBranchWeights(1, 1 << 20);
-  Function *any_above = cast<Function>(
-      m.getOrInsertFunction(wfv::ANY_ABOVE, FunctionType::get(Type::getInt1Ty(c), {i64, i64}, false)).getCallee());
-  any_above->setDoesNotAccessMemory();
-  any_above->setDoesNotThrow();
-  // A memory intrinsic checked twice guards its copy with both tests: group by instruction.
-  std::map<Instruction *, std::vector<const Access *>> by_inst;
-  std::vector<Instruction *> order;
-  for (const Access &a : accesses) {
-    if (!by_inst.count(a.inst)) order.push_back(a.inst);
-    by_inst[a.inst].push_back(&a);
-  }
-  // Where a slow path's access goes for a work-item outside: a scratch block as large as
-  // the largest access (a memory copy gets length zero instead). What it holds is never used.
-  uint64_t largest = 1;
-  for (const Access &a : accesses)
-    if (auto *size = dyn_cast<ConstantInt>(a.size)) largest = std::max(largest, size->getZExtValue());
-  auto *sink_type = ArrayType::get(Type::getInt8Ty(c), largest);
-  auto *sink = new GlobalVariable(m, sink_type, false, GlobalValue::InternalLinkage, Constant::getNullValue(sink_type),
-                                  "kiln.bounds.sink");
-  sink->setAlignment(Align(64));
-  for (Instruction *inst : order) {
-    const std::vector<const Access *> &list = by_inst[inst];
-    // Inside when size <= span and offset <= span - size, offset counted from the reachable
-    // memory's start (unsigned: an address before the start wraps to a large offset).
-    IRBuilder<> b(inst);
-    std::vector<Value *> offsets, spans, limits, too_large;
-    Value *some_outside = nullptr;
-    for (const Access *a : list) {
-      Extent e = extent_at(b, a->origin);
-      offsets.push_back(b.CreateSub(b.CreatePtrToInt(a->address, i64), e.base, "bounds.offset"));
-      spans.push_back(e.span);
-      limits.push_back(b.CreateSub(e.span, a->size, "bounds.limit"));
-      too_large.push_back(b.CreateICmpUGT(a->size, e.span));
-      Value *outside = b.CreateOr(too_large.back(), b.CreateCall(any_above, {offsets.back(), limits.back()}));
-      some_outside = some_outside ? b.CreateOr(some_outside, outside) : outside;
-    }
-    // if (any work-item outside) slow else fast: the usual path's access is the original
-    // one; the slow path has no branch of its own (so that whole-function vectorization keeps
-    // this test a branch also under a divergent condition, wfv/linearize.cpp): a work-item
-    // outside makes its access at the sink and reports. Its own test is made there only.
-    Instruction *slow_term = nullptr, *fast_term = nullptr;
-    SplitBlockAndInsertIfThenElse(some_outside, inst, &slow_term, &fast_term, unlikely);
-    BasicBlock *tail = inst->getParent();
-    Instruction *fast = inst->clone();
-    fast->insertBefore(fast_term);
-    inst->moveBefore(slow_term);
-    IRBuilder<> f(inst);
-    Value *inside = nullptr;
-    std::vector<Value *> fits;
-    for (size_t i = 0; i < list.size(); i++) {
-      fits.push_back(f.CreateAnd(f.CreateNot(too_large[i]), f.CreateICmpULE(offsets[i], limits[i])));
-      inside = inside ? f.CreateAnd(inside, fits.back()) : fits.back();
-    }
-    auto at_sink = [&](Value *address) {
-      Constant *cast = ConstantExpr::getPointerBitCastOrAddrSpaceCast(sink, address->getType());
-      return f.CreateSelect(inside, address, cast, "bounds.address");
-    };
-    if (auto *load = dyn_cast<LoadInst>(inst)) {
-      load->setOperand(load->getPointerOperandIndex(), at_sink(load->getPointerOperand()));
-    } else if (auto *store = dyn_cast<StoreInst>(inst)) {
-      store->setOperand(store->getPointerOperandIndex(), at_sink(store->getPointerOperand()));
-    } else if (auto *rmw = dyn_cast<AtomicRMWInst>(inst)) {
-      rmw->setOperand(rmw->getPointerOperandIndex(), at_sink(rmw->getPointerOperand()));
-    } else if (auto *cas = dyn_cast<AtomicCmpXchgInst>(inst)) {
-      cas->setOperand(cas->getPointerOperandIndex(), at_sink(cas->getPointerOperand()));
-    } else if (auto *mem = dyn_cast<MemIntrinsic>(inst)) {
-      Value *length = mem->getLength();
-      mem->setLength(f.CreateSelect(inside, length, Constant::getNullValue(length->getType()), "bounds.length"));
-    }
-    // The report (the handler ignores a null description): the first access of the list
-    // that is outside (a memory copy's source before its destination).
-    f.SetInsertPoint(slow_term);
-    Value *what = nullptr, *offset = nullptr, *size = nullptr, *span = nullptr, *write = nullptr;
-    for (size_t i = list.size(); i-- > 0;) {
-      const Access *a = list[i];
-      Value *bad = f.CreateNot(fits[i]);
-      auto pick = [&](Value *mine, Value *later) { return later ? f.CreateSelect(bad, mine, later) : mine; };
-      what = pick(what_of[a->origin], what);
-      offset = pick(offsets[i], offset);
-      size = pick(a->size, size);
-      span = pick(spans[i], span);
-      write = pick(f.getInt32(a->write), write);
-    }
-    what = f.CreateSelect(inside, ConstantPointerNull::get(cast<PointerType>(ptr)), what);
-    f.CreateCall(violation, {what, offset, size, span, write, global_id(f, m, 0), global_id(f, m, 1), global_id(f, m, 2)});
-    if (!inst->getType()->isVoidTy()) {  // a load, atomic or swap outside gives zero
-      PHINode *result = PHINode::Create(inst->getType(), 2, "", &*tail->begin());
-      inst->replaceAllUsesWith(result);
-      Value *slow_result = f.CreateSelect(inside, inst, Constant::getNullValue(inst->getType()));
-      result->addIncoming(slow_result, slow_term->getParent());
-      result->addIncoming(fast, fast_term->getParent());
-    }
-  }
+  if (!accesses.empty()) bounds::emit_checks(k, desc, accesses);
   return true;
-}
-
-void lower_any_lane(Module &m) {
-  // One work-item: "any lane" is its own answer.
-  for (const char *name : {wfv::ANY_LANE, wfv::ANY_ABOVE}) {
-    Function *test = m.getFunction(name);
-    if (!test) continue;
-    for (User *u : make_early_inc_range(test->users()))
-      if (auto *call = dyn_cast<CallInst>(u)) {
-        Value *own = call->getArgOperand(0);
-        if (test->getName() == wfv::ANY_ABOVE)
-          own = IRBuilder<>(call).CreateICmpUGT(call->getArgOperand(0), call->getArgOperand(1));
-        call->replaceAllUsesWith(own);
-        call->eraseFromParent();
-      }
-    if (test->use_empty()) test->eraseFromParent();
-  }
 }
 
 }  // namespace kiln

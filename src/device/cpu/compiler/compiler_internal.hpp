@@ -156,8 +156,8 @@ bool yield_in_spin_loops(llvm::Function &k, bool &spins, std::string &error);
 // KILN_CHECK=bounds (bounds_checks.cpp): inlines `k` and guards each of its accesses through a
 // pointer argument with a test against the argument's extent (kernel_abi.h's table).
 bool add_bounds_checks(llvm::Function &k, const kiln_kernel_desc &desc, std::string &error);
-// After launchers are built: the whole-function vectorizer's any-lane tests left in scalar
-// code (bounds checks put them there) become the work-item's own test.
+// After launchers are built: the whole-function vectorizer's cross-lane calls left in scalar
+// code (bounds checks put them there) become the work-item's own answer.
 void lower_any_lane(llvm::Module &m);
 // The launcher of a kernel with image arguments (image_dispatch.cpp): launchers specialized
 // for common formats (every image argument of one format) behind a dispatcher `name` that

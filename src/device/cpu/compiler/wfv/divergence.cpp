@@ -37,14 +37,15 @@ class LaneDivergence : public TargetTransformInfoImplCRTPBase<LaneDivergence> {
     if (!call) return false;
     if (is_lane_id(*call)) return true;
     const Function *callee = call->getCalledFunction();
-    if (callee && (kiln::is_work_item_intrinsic(callee->getName()) || is_any_lane_test(callee))) return false;
+    if (callee && (kiln::is_work_item_intrinsic(callee->getName()) || is_cross_lane(callee))) return false;
     return !call->onlyReadsMemory();
   }
-  // "Does it hold for any lane" is one answer for all lanes, whatever the operands: a
-  // branch on it (the bounds checks' "some access outside") stays a branch.
+  // "Does it hold for any lane" (and the other cross-lane calls) is one answer for all
+  // lanes, whatever the operands: a branch on it (the bounds checks' "some access
+  // outside") stays a branch.
   bool isAlwaysUniform(const Value *v) const {
     auto *call = dyn_cast<CallBase>(v);
-    return call && is_any_lane_test(call->getCalledFunction());
+    return call && is_cross_lane(call->getCalledFunction());
   }
 };
 

@@ -153,7 +153,7 @@ Shape Shapes::transfer(const Instruction &inst) const {
     case Instruction::Call: {
       auto &call = cast<CallInst>(inst);
       Function *callee = call.getCalledFunction();
-      if (is_any_lane_test(callee)) return Shape::uniform_shape();
+      if (is_cross_lane(callee)) return Shape::uniform_shape();
       if (is_lane_id(call)) return Shape::affine_shape(1);
       if (callee && kiln::is_work_item_intrinsic(callee->getName())) return Shape::uniform_shape();
       if (!call.onlyReadsMemory()) return Shape::varying();

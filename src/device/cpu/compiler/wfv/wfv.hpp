@@ -34,9 +34,22 @@ constexpr const char *ANY_LANE = "__kiln_wfv_any";
 // and last lane only; that is exact for limit < 2^63 (a larger limit may answer true).
 constexpr const char *ANY_ABOVE = "__kiln_wfv_any_above";
 
-// Either of the two any-lane tests.
-inline bool is_any_lane_test(const llvm::Function *f) {
-  return f && (f->getName() == ANY_LANE || f->getName() == ANY_ABOVE);
+// `i32 __kiln_wfv_first_lane(i1 p)`: the first active lane where p holds (any lane when
+// none does; 0 for one work-item) and `i64 __kiln_wfv_lane_value(i64 x, i32 lane)`: that
+// lane's x (x itself for one work-item), both uniform: a report about one of the lanes
+// (the bounds checks' violation) is one call, not one per lane.
+constexpr const char *FIRST_LANE = "__kiln_wfv_first_lane";
+constexpr const char *LANE_VALUE = "__kiln_wfv_lane_value";
+
+// A call site attribute: the call (void, its arguments the same for all lanes) is made once
+// for a vector's active lanes, not once per lane (the bounds checks' report of one lane).
+constexpr const char *ONCE_PER_VECTOR = "kiln-wfv-once";
+
+// One of the calls above, whose answer is the same for all lanes.
+inline bool is_cross_lane(const llvm::Function *f) {
+  if (!f) return false;
+  llvm::StringRef n = f->getName();
+  return n == ANY_LANE || n == ANY_ABOVE || n == FIRST_LANE || n == LANE_VALUE;
 }
 
 // The predicate under which a block's instructions run for each lane (an i1 of the scalar

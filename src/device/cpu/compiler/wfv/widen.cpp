@@ -19,6 +19,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <vector>
 
 using namespace llvm;
@@ -386,8 +387,46 @@ class Widener {
       scalar_[&call] = any_above(call.getArgOperand(0), call.getArgOperand(1), mask(call));
       return true;
     }
+    if (callee->getName() == FIRST_LANE) {  // lowest set bit of the active lanes' p; none: the last lane
+      Value *p = call.getArgOperand(0), *m = mask(call);
+      Value *bits = shapes_.of(p).uniform() ? b_.CreateVectorSplat(w_, scalar(p)) : vec(p);
+      if (m) bits = b_.CreateAnd(bits, m);
+      Value *word = b_.CreateBitCast(bits, b_.getIntNTy(w_));
+      Value *first = b_.CreateBinaryIntrinsic(Intrinsic::cttz, word, b_.getFalse());
+      first = b_.CreateBinaryIntrinsic(Intrinsic::umin, first, ConstantInt::get(word->getType(), w_ - 1));
+      scalar_[&call] = b_.CreateZExtOrTrunc(first, call.getType());
+      return true;
+    }
+    if (callee->getName() == LANE_VALUE) {
+      Value *x = call.getArgOperand(0), *l = scalar(call.getArgOperand(1));
+      Shape s = shapes_.of(x);
+      if (isa<Constant>(x) || s.uniform())
+        scalar_[&call] = scalar(x);
+      else if (s.affine())
+        scalar_[&call] = b_.CreateAdd(scalar(x), b_.CreateMul(b_.CreateZExt(l, x->getType()), ConstantInt::get(x->getType(), (uint64_t)s.stride, true)));
+      else
+        scalar_[&call] = b_.CreateExtractElement(vec(x), l);
+      return true;
+    }
     if (is_lane_id(call)) {
       scalar_[&call] = b_.CreateZExtOrTrunc(x_base_, call.getType());
+      return true;
+    }
+    if (call.hasFnAttr(ONCE_PER_VECTOR) && call.getType()->isVoidTy() &&
+        std::all_of(call.arg_begin(), call.arg_end(), [&](const Use &a) { return isa<Constant>(a) || shapes_.of(a).uniform(); })) {
+      Value *m = mask(call);
+      BasicBlock *done = nullptr;
+      if (m) {  // a linearized block may run with no lane active
+        BasicBlock *some = BasicBlock::Create(c_, "wfv.once", nf_);
+        done = BasicBlock::Create(c_, "wfv.once.done", nf_);
+        b_.CreateCondBr(any(m), some, done);
+        b_.SetInsertPoint(some);
+      }
+      emit_scalar(call);
+      if (m) {
+        b_.CreateBr(done);
+        b_.SetInsertPoint(done);
+      }
       return true;
     }
     Shape s = call.getType()->isVoidTy() ? Shape::varying() : shapes_.of(&call);
