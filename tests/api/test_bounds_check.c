@@ -49,7 +49,9 @@ static const char *SOURCE =
     "  wait_group_events(1, &e);\n"
     "  out[get_global_id(0)] = row[get_local_size(0) - 1 - get_local_id(0)]; }\n"
     "kernel void guarded(global int *out, int n) { size_t i = get_global_id(0); if (i < n) out[i] = 1; }\n"
-    "kernel void odd_shifted(global int *out) { size_t i = get_global_id(0); if (i & 1) out[i + 1] = 5; }\n";
+    "kernel void odd_shifted(global int *out) { size_t i = get_global_id(0); if (i & 1) out[i + 1] = 5; }\n"
+    "kernel void scatter(global int *out, global const int *index) {\n"
+    "  size_t i = get_global_id(0); out[index[i]] = (int)i; }\n";
 
 struct fixture {
   struct kiln_test_env env;
@@ -447,6 +449,34 @@ static void under_a_divergent_branch(void **state) {
   clReleaseMemObject(out);
 }
 
+/* An address computed from a value the kernel read (checked after that read): the
+ * work-item whose index is outside is reported, the others write. */
+static void through_a_loaded_index(void **state) {
+  struct fixture *f = *state;
+  enum { N = 64 };
+  int index[N];
+  for (int i = 0; i < N; i++) index[i] = N - 1 - i;
+  index[37] = 100;
+  cl_int err;
+  cl_mem out = buffer_of(f, N * sizeof(int), -1);
+  cl_mem in = clCreateBuffer(f->env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof index, index, &err);
+  assert_cl_success(err);
+  cl_kernel k = kernel_of(f, "scatter");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof out, &out));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof in, &in));
+  char *text;
+  assert_int_equal(CL_OUT_OF_RESOURCES, run_captured(f, k, N, 16, &text));
+  expect_report(text, "kernel 'scatter' argument 0 'out': write of 4 bytes at offset 400 outside its 256 bytes");
+  expect_report(text, "work-item (37, 0, 0)");
+  free(text);
+  int got[N];
+  read_ints(f, out, N, got);
+  for (int i = 0; i < N; i++) assert_int_equal(i == N - 1 - 37 ? -1 : N - 1 - i, got[i]);
+  clReleaseKernel(k);
+  clReleaseMemObject(in);
+  clReleaseMemObject(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(write_past_the_end), cmocka_unit_test(read_past_the_end),
@@ -455,7 +485,7 @@ int main(void) {
       cmocka_unit_test(in_a_local_variable_with_required_size),
       cmocka_unit_test(accesses_inside_pass),
       cmocka_unit_test(one_of_many), cmocka_unit_test(last_of_a_whole_vector),
-      cmocka_unit_test(under_a_divergent_branch),
+      cmocka_unit_test(under_a_divergent_branch), cmocka_unit_test(through_a_loaded_index),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

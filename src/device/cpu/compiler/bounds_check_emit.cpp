@@ -66,6 +66,7 @@ class Emitter {
     auto *type = ArrayType::get(Type::getInt8Ty(c_), largest);
     sink_ = new GlobalVariable(m_, type, false, GlobalValue::InternalLinkage, Constant::getNullValue(type), "kiln.bounds.sink");
     sink_->setAlignment(Align(64));
+    sink_->setMetadata(wfv::SINK_METADATA, MDNode::get(c_, {}));
   }
 
   void run() {

@@ -45,6 +45,12 @@ constexpr const char *LANE_VALUE = "__kiln_wfv_lane_value";
 // for a vector's active lanes, not once per lane (the bounds checks' report of one lane).
 constexpr const char *ONCE_PER_VECTOR = "kiln-wfv-once";
 
+// Metadata of a global variable that stands for "no access": a load or store whose address
+// is `select c, p, (that variable)` is, widened, p's access for the lanes where c holds
+// (a masked vector access when p is consecutive) and none for the others (the bounds
+// checks' slow path; what such lanes load is never used).
+constexpr const char *SINK_METADATA = "kiln.wfv.sink";
+
 // One of the calls above, whose answer is the same for all lanes.
 inline bool is_cross_lane(const llvm::Function *f) {
   if (!f) return false;

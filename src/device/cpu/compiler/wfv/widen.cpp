@@ -301,11 +301,33 @@ class Widener {
     b_.SetInsertPoint(cont);
   }
 
+  // wfv.hpp's SINK_METADATA: an address `select c, p, sink` (or `select c, sink, p`)
+  // becomes p, the lanes choosing p join the mask (not for a p the same for all lanes: its
+  // access is made once, through the select).
+  void skip_sink(Value *&ptr, Value *&m) {
+    auto *select = dyn_cast<SelectInst>(ptr);
+    if (!select) return;
+    auto is_sink = [](Value *v) {
+      auto *gv = dyn_cast<GlobalVariable>(v->stripPointerCasts());
+      return gv && gv->hasMetadata(SINK_METADATA);
+    };
+    bool sink_if_true = is_sink(select->getTrueValue());
+    if (!sink_if_true && !is_sink(select->getFalseValue())) return;
+    Value *p = sink_if_true ? select->getFalseValue() : select->getTrueValue();
+    if (shapes_.of(p).uniform()) return;
+    Value *c = select->getCondition();
+    Value *lanes = isa<Constant>(c) || shapes_.of(c).uniform() ? b_.CreateVectorSplat(w_, scalar(c)) : vec(c);
+    if (sink_if_true) lanes = b_.CreateNot(lanes);
+    m = m ? b_.CreateAnd(m, lanes) : lanes;
+    ptr = p;
+  }
+
   bool emit_load(LoadInst &load) {
     Value *ptr = load.getPointerOperand();
     Type *t = load.getType();
     Value *m = mask(load);
     if (!load.isSimple()) return emit_per_lane(load, m);
+    skip_sink(ptr, m);
     switch (access_kind(shapes_.of(ptr), t, dl_)) {
       case Access::Uniform:
         if (m) return emit_if_any(load, m);
@@ -330,6 +352,7 @@ class Widener {
     Type *t = value->getType();
     Value *m = mask(store);
     if (!store.isSimple()) return emit_per_lane(store, m);
+    skip_sink(ptr, m);
     if (!VectorType::isValidElementType(t)) {
       if (access_kind(shapes_.of(ptr), t, dl_) == Access::Uniform && shapes_.of(value).uniform()) {
         if (m) return emit_if_any(store, m);
