@@ -6,6 +6,7 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
@@ -39,6 +40,31 @@ bool has_loop(Function &f) {
   return !li.empty();
 }
 
+// Whether mode() is All because of bounds checks only (not KILN_VECTORIZE=all).
+bool all_for_bounds() {
+  const char *v = getenv("KILN_VECTORIZE");
+  return kiln_bounds_checking() && !(v && (strcmp(v, "all") == 0 || strcmp(v, "0") == 0));
+}
+
+// More of the linearized function's loads and stores would be gathers and scatters than
+// vector accesses (a work-item's own vector of chars at a stride, CTS vector_creation).
+bool mostly_scattered(Function &f) {
+  Shapes shapes;
+  std::string why;
+  if (!shapes.compute(f, why)) return false;
+  const DataLayout &dl = f.getParent()->getDataLayout();
+  int scattered = 0, other = 0;
+  for (Instruction &inst : instructions(f)) {
+    Value *ptr = nullptr;
+    Type *type = nullptr;
+    if (auto *load = dyn_cast<LoadInst>(&inst)) ptr = load->getPointerOperand(), type = load->getType();
+    else if (auto *store = dyn_cast<StoreInst>(&inst)) ptr = store->getPointerOperand(), type = store->getValueOperand()->getType();
+    else continue;
+    (access_kind(shapes.of(ptr), type, dl) == Access::GatherScatter ? scattered : other)++;
+  }
+  return scattered > other;
+}
+
 }  // namespace
 
 Function *vectorize_kernel(Function &kernel, unsigned width, bool has_images, std::string &why, bool barrier_region) {
@@ -61,11 +87,20 @@ Function *vectorize_kernel(Function &kernel, unsigned width, bool has_images, st
   Function *wide = nullptr;
   BlockPredicates predicates;
   if (prepare(*copy, why)) {
-    if (mode() == Mode::Loops && !barrier_region && !has_loop(*copy)) why = "no loop (the loop vectorizer widens its work-item loop)";
+    bool loop_free = !barrier_region && !has_loop(*copy);
+    if (mode() == Mode::Loops && loop_free) why = "no loop (the loop vectorizer widens its work-item loop)";
     else if (private_bytes(*copy) * width > MAX_VECTOR_PRIVATE_BYTES) why = "private arrays too large for a vector of work-items";
     else if (linearize(*copy, predicates, why)) {
-      if (getenv("KILN_DEBUG_WFV_IR")) copy->print(errs());
-      wide = widen(*copy, predicates, width, why);
+      // Bounds checks make every kernel go through here (mode()); one without loops whose
+      // accesses are mostly gathers and scatters gains little and its checked copy of each
+      // run of them (bounds_check_emit.cpp) grows by the lanes: its work-item loop stays
+      // scalar, as it would unchecked (where the loop vectorizer leaves such loops alone).
+      if (all_for_bounds() && loop_free && mostly_scattered(*copy)) {
+        why = "bounds-checked, no loop and mostly gathers and scatters";
+      } else {
+        if (getenv("KILN_DEBUG_WFV_IR")) copy->print(errs());
+        wide = widen(*copy, predicates, width, why);
+      }
     }
   }
   copy->eraseFromParent();
