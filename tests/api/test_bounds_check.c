@@ -375,46 +375,34 @@ static void accesses_inside_pass(void **state) {
   clReleaseMemObject(out);
 }
 
-/* Many work-items (the vectorized launcher), one of them outside: it alone is reported. */
-static void one_of_many(void **state) {
-  struct fixture *f = *state;
-  enum { N = 4099 };
-  cl_mem out = buffer_of(f, (N - 1) * sizeof(int), -1);
+/* `fill` over n work-items (local size `local`, 0: Kiln's choice) into a buffer one int
+ * short: the last work-item alone is reported, every other write is made. */
+static void fill_one_short(struct fixture *f, size_t n, size_t local) {
+  cl_mem out = buffer_of(f, (n - 1) * sizeof(int), -1);
   cl_kernel k = kernel_of(f, "fill");
   assert_cl_success(clSetKernelArg(k, 0, sizeof out, &out));
   char *text;
-  assert_int_equal(CL_OUT_OF_RESOURCES, run_captured(f, k, N, 0, &text));
-  expect_report(text, "work-item (4098, 0, 0)");
-  expect_report(text, "write of 4 bytes at offset 16392 outside its 16392 bytes");
+  assert_int_equal(CL_OUT_OF_RESOURCES, run_captured(f, k, n, local, &text));
+  char expected[128];
+  snprintf(expected, sizeof expected, "work-item (%zu, 0, 0)", n - 1);
+  expect_report(text, expected);
+  snprintf(expected, sizeof expected, "write of 4 bytes at offset %zu outside its %zu bytes", 4 * (n - 1), 4 * (n - 1));
+  expect_report(text, expected);
   free(text);
-  int *got = malloc((N - 1) * sizeof(int));
-  read_ints(f, out, N - 1, got);
-  for (int i = 0; i < N - 1; i++) assert_int_equal(7, got[i]);
+  int *got = malloc((n - 1) * sizeof(int));
+  read_ints(f, out, n - 1, got);
+  for (size_t i = 0; i < n - 1; i++) assert_int_equal(7, got[i]);
   free(got);
   clReleaseKernel(k);
   clReleaseMemObject(out);
 }
 
+/* Many work-items (the vectorized launcher), one of them outside, in the partial last vector. */
+static void one_of_many(void **state) { fill_one_short(*state, 4099, 0); }
+
 /* The last work-item of a whole vector outside (vectorized code tests a vector's first and
- * last work-items for a consecutive access): reported, the others' writes made. */
-static void last_of_a_whole_vector(void **state) {
-  struct fixture *f = *state;
-  enum { N = 4096 };
-  cl_mem out = buffer_of(f, (N - 1) * sizeof(int), -1);
-  cl_kernel k = kernel_of(f, "fill");
-  assert_cl_success(clSetKernelArg(k, 0, sizeof out, &out));
-  char *text;
-  assert_int_equal(CL_OUT_OF_RESOURCES, run_captured(f, k, N, 256, &text));
-  expect_report(text, "work-item (4095, 0, 0)");
-  expect_report(text, "write of 4 bytes at offset 16380 outside its 16380 bytes");
-  free(text);
-  int *got = malloc((N - 1) * sizeof(int));
-  read_ints(f, out, N - 1, got);
-  for (int i = 0; i < N - 1; i++) assert_int_equal(7, got[i]);
-  free(got);
-  clReleaseKernel(k);
-  clReleaseMemObject(out);
-}
+ * last work-items for a consecutive access). */
+static void last_of_a_whole_vector(void **state) { fill_one_short(*state, 4096, 256); }
 
 /* Under a branch that differs between work-items: those that do not take it have addresses
  * outside but make no access (no report); one that takes it and is outside is reported,

@@ -149,6 +149,26 @@ static void test_uniform_branch_and_loop_stay(void **state) {
   free(d);
 }
 
+/* `if (lid < 5) { %big = n > 3; ... }`: the divergent if, up to the uniform test inside. */
+#define UNDER_A_DIVERGENT_IF                                                                                     \
+  "define void @k(ptr addrspace(1) %out, i64 %n) {\n"                                                          \
+  "entry:\n"                                                                                                    \
+  "  %lid = call i64 @__kiln_local_id(i32 0)\n"                                                                \
+  "  %c = icmp ult i64 %lid, 5\n"                                                                              \
+  "  br i1 %c, label %test, label %join\n"                                                                     \
+  "test:\n"                                                                                                     \
+  "  %big = icmp sgt i64 %n, 3\n"
+
+/* After block %end's %last: the divergent if's join, storing %last (or n) for each lane. */
+#define JOIN_AND_STORE_LAST                                                                                      \
+  "  br label %join\n"                                                                                          \
+  "join:\n"                                                                                                     \
+  "  %r = phi i64 [ %last, %end ], [ %n, %entry ]\n"                                                           \
+  "  %o = getelementptr i64, ptr addrspace(1) %out, i64 %lid\n"                                                \
+  "  store i64 %r, ptr addrspace(1) %o\n"                                                                      \
+  "  ret void\n"                                                                                                \
+  "}\n"
+
 /* A uniform branch under a divergent one stays a branch when its sides meet again inside
  * the divergent region and hold no divergent branch themselves; its blocks run under the
  * region's predicate and the phi where they meet stays a phi. */
@@ -156,13 +176,7 @@ static void test_uniform_branch_in_divergent_region_stays(void **state) {
   (void)state;
   char *d = describe(DECLS
                      "declare i1 @__kiln_wfv_any_above(i64, i64)\n"
-                     "define void @k(ptr addrspace(1) %out, i64 %n) {\n"
-                     "entry:\n"
-                     "  %lid = call i64 @__kiln_local_id(i32 0)\n"
-                     "  %c = icmp ult i64 %lid, 5\n"
-                     "  br i1 %c, label %test, label %join\n"
-                     "test:\n"
-                     "  %big = icmp sgt i64 %n, 3\n"
+                     UNDER_A_DIVERGENT_IF
                      "  br i1 %big, label %add, label %sub\n"
                      "add:\n"
                      "  %a = add i64 %lid, %n\n"
@@ -176,18 +190,12 @@ static void test_uniform_branch_in_divergent_region_stays(void **state) {
                      "  br i1 %above, label %slow, label %fast\n"
                      "slow:\n"
                      "  %m2 = shl i64 %m, 1\n"
-                     "  br label %both\n"
+                     "  br label %end\n"
                      "fast:\n"
-                     "  br label %both\n"
-                     "both:\n"
-                     "  %v = phi i64 [ %m2, %slow ], [ %m, %fast ]\n"
-                     "  br label %join\n"
-                     "join:\n"
-                     "  %r = phi i64 [ %v, %both ], [ %n, %entry ]\n"
-                     "  %o = getelementptr i64, ptr addrspace(1) %out, i64 %lid\n"
-                     "  store i64 %r, ptr addrspace(1) %o\n"
-                     "  ret void\n"
-                     "}\n");
+                     "  br label %end\n"
+                     "end:\n"
+                     "  %last = phi i64 [ %m2, %slow ], [ %m, %fast ]\n"
+                     JOIN_AND_STORE_LAST);
   expect(d, "block test: predicated");
   expect(d, "branch test: kept");
   expect(d, "block add: predicated");
@@ -195,7 +203,7 @@ static void test_uniform_branch_in_divergent_region_stays(void **state) {
   expect(d, "%m: affine 1");       /* still a phi: both sides' values are the lane id plus a constant */
   expect(d, "%above: uniform");    /* "any lane above" is one answer for all lanes */
   expect(d, "branch meet: kept");  /* a piece that ends where the next begins grows into it */
-  expect(d, "block both: predicated");
+  expect(d, "block end: predicated");
   expect(d, "block join: all lanes");
   expect(d, "widened");
   free(d);
@@ -205,28 +213,16 @@ static void test_uniform_branch_in_divergent_region_stays(void **state) {
 static void test_uniform_branch_over_divergent_one_is_linearized(void **state) {
   (void)state;
   char *d = describe(DECLS
-                     "define void @k(ptr addrspace(1) %out, i64 %n) {\n"
-                     "entry:\n"
-                     "  %lid = call i64 @__kiln_local_id(i32 0)\n"
-                     "  %c = icmp ult i64 %lid, 5\n"
-                     "  br i1 %c, label %test, label %join\n"
-                     "test:\n"
-                     "  %big = icmp sgt i64 %n, 3\n"
-                     "  br i1 %big, label %inner, label %meet\n"
+                     UNDER_A_DIVERGENT_IF
+                     "  br i1 %big, label %inner, label %end\n"
                      "inner:\n"
                      "  %odd = trunc i64 %lid to i1\n"
-                     "  br i1 %odd, label %one, label %meet\n"
+                     "  br i1 %odd, label %one, label %end\n"
                      "one:\n"
-                     "  br label %meet\n"
-                     "meet:\n"
-                     "  %m = phi i64 [ 1, %one ], [ 2, %inner ], [ 3, %test ]\n"
-                     "  br label %join\n"
-                     "join:\n"
-                     "  %r = phi i64 [ %m, %meet ], [ %n, %entry ]\n"
-                     "  %o = getelementptr i64, ptr addrspace(1) %out, i64 %lid\n"
-                     "  store i64 %r, ptr addrspace(1) %o\n"
-                     "  ret void\n"
-                     "}\n");
+                     "  br label %end\n"
+                     "end:\n"
+                     "  %last = phi i64 [ 1, %one ], [ 2, %inner ], [ 3, %test ]\n"
+                     JOIN_AND_STORE_LAST);
   expect(d, "block test: predicated");
   if (strstr(d, "branch ")) fail_msg("a branch was kept:\n%s", d);
   expect(d, "widened");
