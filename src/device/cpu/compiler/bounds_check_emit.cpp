@@ -21,6 +21,7 @@
 #include "device/cpu/compiler/compiler_internal.hpp"
 #include "device/cpu/compiler/wfv/wfv.hpp"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -44,15 +45,22 @@ namespace {
 class Emitter {
  public:
   Emitter(Function &k, const kiln_kernel_desc &desc, const std::vector<Access> &accesses)
-      : k_(k), desc_(desc), m_(*k.getParent()), c_(m_.getContext()), dl_(m_.getDataLayout()),
-        i64_(Type::getInt64Ty(c_)), i32_(Type::getInt32Ty(c_)), ptr_(PointerType::get(c_, 0)) {
+      : k_(k),
+        desc_(desc),
+        m_(*k.getParent()),
+        c_(m_.getContext()),
+        dl_(m_.getDataLayout()),
+        i64_(Type::getInt64Ty(c_)),
+        i32_(Type::getInt32Ty(c_)),
+        ptr_(PointerType::get(c_, 0)) {
     for (const Access &a : accesses) {
       by_inst_[a.inst].push_back(&a);
       if (!what_of_.count(a.origin)) what_of_[a.origin] = description(a.origin);
     }
     bound_ = m_.getOrInsertFunction(KILN_INTRINSIC_MEMORY_BOUND, FunctionType::get(i64_, {i32_}, false));
-    violation_ = m_.getOrInsertFunction(KILN_BOUNDS_VIOLATION_SYMBOL,
-                                        FunctionType::get(Type::getVoidTy(c_), {ptr_, i64_, i64_, i64_, i32_, i64_, i64_, i64_}, false));
+    violation_ = m_.getOrInsertFunction(
+        KILN_BOUNDS_VIOLATION_SYMBOL,
+        FunctionType::get(Type::getVoidTy(c_), {ptr_, i64_, i64_, i64_, i32_, i64_, i64_, i64_}, false));
     any_above_ = cross_lane(wfv::ANY_ABOVE, Type::getInt1Ty(c_), {i64_, i64_});
     first_lane_ = cross_lane(wfv::FIRST_LANE, i32_, {Type::getInt1Ty(c_)});
     lane_value_ = cross_lane(wfv::LANE_VALUE, i64_, {i64_, i32_});
@@ -64,7 +72,8 @@ class Emitter {
     for (const Access &a : accesses)
       if (auto *size = dyn_cast<ConstantInt>(a.size)) largest = std::max(largest, size->getZExtValue());
     auto *type = ArrayType::get(Type::getInt8Ty(c_), largest);
-    sink_ = new GlobalVariable(m_, type, false, GlobalValue::InternalLinkage, Constant::getNullValue(type), "kiln.bounds.sink");
+    sink_ = new GlobalVariable(m_, type, false, GlobalValue::InternalLinkage, Constant::getNullValue(type),
+                               "kiln.bounds.sink");
     sink_->setAlignment(Align(64));
     sink_->setMetadata(wfv::SINK_METADATA, MDNode::get(c_, {}));
   }
@@ -89,7 +98,7 @@ class Emitter {
   LLVMContext &c_;
   const DataLayout &dl_;
   Type *i64_, *i32_, *ptr_;
-  std::map<Instruction *, std::vector<const Access *>> by_inst_;  // a memory copy: source, destination
+  std::map<Instruction *, std::vector<const Access *>> by_inst_; // a memory copy: source, destination
   std::map<Origin, Constant *> what_of_;
   FunctionCallee bound_, violation_;
   Function *any_above_, *first_lane_, *lane_value_;
@@ -99,7 +108,7 @@ class Emitter {
   struct Extent {
     Value *base, *span;
   };
-  // An access's test values, computed in the head.
+  // An access's test values (in the slow copy).
   struct Test {
     Value *offset, *size, *span, *limit, *too_large;
   };
@@ -118,8 +127,9 @@ class Emitter {
     StringRef name = o.local ? o.local->getName() : k_.getArg(o.arg)->getName();
     text += o.local ? "__local variable" : "argument " + std::to_string(o.arg);
     if (!name.empty()) text += " '" + name.str() + "'";
-    auto *gv = new GlobalVariable(m_, ArrayType::get(Type::getInt8Ty(c_), text.size() + 1), true,
-                                  GlobalValue::PrivateLinkage, ConstantDataArray::getString(c_, text), "kiln.bounds.what");
+    auto *gv =
+        new GlobalVariable(m_, ArrayType::get(Type::getInt8Ty(c_), text.size() + 1), true, GlobalValue::PrivateLinkage,
+                           ConstantDataArray::getString(c_, text), "kiln.bounds.what");
     gv->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
     return gv;
   }
@@ -134,6 +144,12 @@ class Emitter {
     if (auto *cas = dyn_cast<AtomicCmpXchgInst>(i)) return cas->getPointerOperand();
     auto *transfer = dyn_cast<MemTransferInst>(i);
     return transfer && !a.write ? transfer->getSource() : cast<MemIntrinsic>(i)->getDest();
+  }
+
+  // An access's size in bytes now: a constant, or a memory copy's length.
+  static Value *size_of(const Access &a) {
+    auto *mem = dyn_cast<MemIntrinsic>(a.inst);
+    return mem ? mem->getLength() : a.size;
   }
 
   // The work-item's global id in dimension d, from the intrinsics the launcher replaces.
@@ -151,11 +167,12 @@ class Emitter {
   // are the same for every work-item (the table's loads are invariant), so each region's
   // code reads them once.
   Extent extent_at(IRBuilder<> &b, const Origin &o) {
-    if (o.local)  // a variable's size is known; the launcher places it in the group's memory
+    if (o.local) // a variable's size is known; the launcher places it in the group's memory
       return {b.CreatePtrToInt(o.local, i64_), b.getInt64(dl_.getTypeAllocSize(o.local->getValueType()))};
     Value *args_block = b.CreateCall(bound_, {b.getInt32(KILN_BOUND_ARGS)}, "args_block");
     Value *entry = b.CreateIntToPtr(
-        b.CreateAdd(args_block, b.getInt64(kiln_bounds_table_offset(desc_.args_block_size) + 16 * (uint64_t)o.arg)), ptr_);
+        b.CreateAdd(args_block, b.getInt64(kiln_bounds_table_offset(desc_.args_block_size) + 16 * (uint64_t)o.arg)),
+        ptr_);
     LoadInst *below = b.CreateAlignedLoad(i64_, entry, Align(8), "below");
     LoadInst *span = b.CreateAlignedLoad(i64_, b.CreateConstInBoundsGEP1_64(i64_, entry, 1), Align(8), "span");
     below->setMetadata(LLVMContext::MD_invariant_load, invariant_);
@@ -182,7 +199,7 @@ class Emitter {
     const Function *f = call->getCalledFunction();
     if (!f) return false;
     if (kiln::is_work_item_intrinsic(f->getName()) || call->doesNotAccessMemory()) return true;
-    return f->isIntrinsic() && !call->isConvergent();  // memory copies, lifetimes, debug info
+    return f->isIntrinsic() && !call->isConvergent(); // memory copies, lifetimes, debug info
   }
 
   // Whether v can be computed before `first`, moving pure instructions of the run up (added
@@ -233,29 +250,51 @@ class Emitter {
     std::vector<Instruction *> up;
     for (Instruction *i = first; i != last; i = i->getNextNode())
       if (hoist.count(i)) up.push_back(i);
-    for (Instruction *i : up) i->moveBefore(first);  // in their order: operands before uses
-    // The tests, in the head.
+    for (Instruction *i : up) i->moveBefore(first); // in their order: operands before uses
+    // The tests, in the head: one per origin and base pointer, over the bytes its accesses
+    // at constant offsets from the base span together (a stencil's in[i - 1], in[i],
+    // in[i + 1]: one test); an access of a variable size (a memory copy) alone.
     IRBuilder<> b(first);
     std::map<Origin, Extent> extents;
-    std::map<const Access *, Test> tests;
-    Value *some_outside = nullptr;
+    struct Range {
+      Origin origin;
+      Value *base;
+      int64_t low, high;  // bytes from base, [low, high)
+      Value *size;        // or a variable size from base
+    };
+    std::vector<Range> ranges;
+    std::map<std::pair<Origin, Value *>, size_t> range_of;
     for (Instruction *member : members)
       for (const Access *a : by_inst_[member]) {
-        auto e = extents.find(a->origin);
-        if (e == extents.end()) e = extents.emplace(a->origin, extent_at(b, a->origin)).first;
-        Value *size = isa<MemIntrinsic>(member) ? b.CreateZExtOrTrunc(cast<MemIntrinsic>(member)->getLength(), i64_) : a->size;
-        Test t;
-        t.offset = b.CreateSub(b.CreatePtrToInt(address_of(*a), i64_), e->second.base, "bounds.offset");
-        t.size = size;
-        t.span = e->second.span;
-        t.limit = b.CreateSub(t.span, size, "bounds.limit");
-        t.too_large = b.CreateICmpUGT(size, t.span);
-        tests[a] = t;
-        // Inside when size <= span and offset <= span - size, offset counted from the
-        // reachable memory's start (unsigned: an address before it wraps to a large offset).
-        Value *outside = b.CreateOr(t.too_large, b.CreateCall(any_above_, {t.offset, t.limit}));
-        some_outside = some_outside ? b.CreateOr(some_outside, outside) : outside;
+        if (!extents.count(a->origin)) extents.emplace(a->origin, extent_at(b, a->origin));
+        auto *size = dyn_cast<ConstantInt>(a->size);
+        if (isa<MemIntrinsic>(member) || !size || size->getZExtValue() > (uint64_t)INT32_MAX) {
+          ranges.push_back({a->origin, address_of(*a), 0, 0, b.CreateZExtOrTrunc(size_of(*a), i64_)});
+          continue;
+        }
+        int64_t offset = 0;
+        Value *base = GetPointerBaseWithConstantOffset(address_of(*a), offset, dl_);
+        int64_t end = offset + (int64_t)size->getZExtValue();
+        auto [it, added] = range_of.try_emplace({a->origin, base}, ranges.size());
+        if (added) {
+          ranges.push_back({a->origin, base, offset, end, nullptr});
+        } else {
+          ranges[it->second].low = std::min(ranges[it->second].low, offset);
+          ranges[it->second].high = std::max(ranges[it->second].high, end);
+        }
       }
+    Value *some_outside = nullptr;
+    for (const Range &r : ranges) {
+      const Extent &e = extents.at(r.origin);
+      Value *start = b.CreateSub(b.CreatePtrToInt(r.base, i64_), e.base);
+      if (!r.size) start = b.CreateAdd(start, b.getInt64((uint64_t)r.low));
+      Value *bytes = r.size ? r.size : b.getInt64((uint64_t)(r.high - r.low));
+      // Inside when bytes <= span and start <= span - bytes, counted from the reachable
+      // memory's start (unsigned: an address before it wraps to a large offset).
+      Value *outside = b.CreateOr(b.CreateICmpUGT(bytes, e.span),
+                                  b.CreateCall(any_above_, {start, b.CreateSub(e.span, bytes, "bounds.limit")}));
+      some_outside = some_outside ? b.CreateOr(some_outside, outside) : outside;
+    }
     // head -> fast | slow -> tail.
     BasicBlock *head = first->getParent();
     BasicBlock *fast = SplitBlock(head, first);
@@ -278,18 +317,26 @@ class Emitter {
       phi->addIncoming(copies[&i], slow);
       for (Use *u : later) u->set(phi);
     }
-    for (Instruction *member : members) make_safe(cast<Instruction>(copies[member]), by_inst_[member], tests);
+    for (Instruction *member : members) make_safe(cast<Instruction>(copies[member]), by_inst_[member], extents);
     return tail;
   }
 
   // The slow copy of an access: made at its address where inside, at the sink otherwise
   // (a load or atomic there gives zero); the first work-item outside reported.
-  void make_safe(Instruction *copy, const std::vector<const Access *> &list, const std::map<const Access *, Test> &tests) {
+  void make_safe(Instruction *copy, const std::vector<const Access *> &list, const std::map<Origin, Extent> &extents) {
     IRBuilder<> f(copy);
     Value *inside = nullptr;
     std::vector<Value *> fits;
-    for (const Access *a : list) {
-      const Test &t = tests.at(a);
+    std::vector<Test> tests;
+    for (const Access *a : list) {  // its address is the original's: computed before the run
+      const Extent &e = extents.at(a->origin);
+      Test t;
+      t.offset = f.CreateSub(f.CreatePtrToInt(address_of(*a), i64_), e.base, "bounds.offset");
+      t.size = f.CreateZExtOrTrunc(size_of(*a), i64_);
+      t.span = e.span;
+      t.limit = f.CreateSub(t.span, t.size, "bounds.limit");
+      t.too_large = f.CreateICmpUGT(t.size, t.span);
+      tests.push_back(t);
       fits.push_back(f.CreateAnd(f.CreateNot(t.too_large), f.CreateICmpULE(t.offset, t.limit)));
       inside = inside ? f.CreateAnd(inside, fits.back()) : fits.back();
     }
@@ -321,7 +368,7 @@ class Emitter {
     Value *what = nullptr, *offset = nullptr, *size = nullptr, *span = nullptr, *write = nullptr;
     for (size_t n = list.size(); n-- > 0;) {
       const Access *a = list[n];
-      const Test &t = tests.at(a);
+      const Test &t = tests[n];
       Value *bad = f.CreateNot(fits[n]);
       auto pick = [&](Value *mine, Value *later) { return later ? f.CreateSelect(bad, mine, later) : mine; };
       what = pick(what_of_[a->origin], what);
@@ -339,19 +386,20 @@ class Emitter {
       Value *x = f.CreateCall(lane_value_, {wide, lane});
       return t->isPointerTy() ? f.CreateIntToPtr(x, t) : f.CreateTrunc(x, t);
     };
-    CallInst *report = f.CreateCall(violation_, {of_lane(what), of_lane(offset), of_lane(size), of_lane(span), of_lane(write),
-                                                 of_lane(global_id(f, 0)), of_lane(global_id(f, 1)), of_lane(global_id(f, 2))});
+    CallInst *report =
+        f.CreateCall(violation_, {of_lane(what), of_lane(offset), of_lane(size), of_lane(span), of_lane(write),
+                                  of_lane(global_id(f, 0)), of_lane(global_id(f, 1)), of_lane(global_id(f, 2))});
     report->addFnAttr(Attribute::get(c_, wfv::ONCE_PER_VECTOR));
   }
 };
 
-}  // namespace
+} // namespace
 
 void emit_checks(Function &k, const kiln_kernel_desc &desc, const std::vector<Access> &accesses) {
   Emitter(k, desc, accesses).run();
 }
 
-}  // namespace kiln::bounds
+} // namespace kiln::bounds
 
 namespace kiln {
 
@@ -374,4 +422,4 @@ void lower_any_lane(Module &m) {
   }
 }
 
-}  // namespace kiln
+} // namespace kiln

@@ -15,8 +15,8 @@ namespace kiln::bounds {
 
 // What an address derives from: a checked argument, or a static __local variable.
 struct Origin {
-  int arg = -1;                           // the argument's index
-  llvm::GlobalVariable *local = nullptr;  // or the variable
+  int arg = -1;                          // the argument's index
+  llvm::GlobalVariable *local = nullptr; // or the variable
   bool operator<(const Origin &o) const { return arg != o.arg ? arg < o.arg : local < o.local; }
 };
 
@@ -33,6 +33,6 @@ struct Access {
 // Guards every access of `accesses` (all of function k's) with its test.
 void emit_checks(llvm::Function &k, const kiln_kernel_desc &desc, const std::vector<Access> &accesses);
 
-}  // namespace kiln::bounds
+} // namespace kiln::bounds
 
 #endif

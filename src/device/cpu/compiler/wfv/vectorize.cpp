@@ -46,23 +46,29 @@ bool all_for_bounds() {
   return kiln_bounds_checking() && !(v && (strcmp(v, "all") == 0 || strcmp(v, "0") == 0));
 }
 
-// More of the linearized function's loads and stores would be gathers and scatters than
-// vector accesses (a work-item's own vector of chars at a stride, CTS vector_creation).
-bool mostly_scattered(Function &f) {
+// Whether most of the linearized function's loads and stores would be vector accesses
+// (not gathers, scatters or one address for all lanes: CTS vector_creation's kernels).
+bool mostly_consecutive(Function &f) {
   Shapes shapes;
   std::string why;
   if (!shapes.compute(f, why)) return false;
   const DataLayout &dl = f.getParent()->getDataLayout();
-  int scattered = 0, other = 0;
+  int consecutive = 0, other = 0;
   for (Instruction &inst : instructions(f)) {
     Value *ptr = nullptr;
     Type *type = nullptr;
-    if (auto *load = dyn_cast<LoadInst>(&inst)) ptr = load->getPointerOperand(), type = load->getType();
-    else if (auto *store = dyn_cast<StoreInst>(&inst)) ptr = store->getPointerOperand(), type = store->getValueOperand()->getType();
-    else continue;
-    (access_kind(shapes.of(ptr), type, dl) == Access::GatherScatter ? scattered : other)++;
+    if (auto *load = dyn_cast<LoadInst>(&inst)) {
+      ptr = load->getPointerOperand();
+      type = load->getType();
+    } else if (auto *store = dyn_cast<StoreInst>(&inst)) {
+      ptr = store->getPointerOperand();
+      type = store->getValueOperand()->getType();
+    } else {
+      continue;
+    }
+    (access_kind(shapes.of(ptr), type, dl) == Access::Consecutive ? consecutive : other)++;
   }
-  return scattered > other;
+  return consecutive > other;
 }
 
 }  // namespace
@@ -91,12 +97,12 @@ Function *vectorize_kernel(Function &kernel, unsigned width, bool has_images, st
     if (mode() == Mode::Loops && loop_free) why = "no loop (the loop vectorizer widens its work-item loop)";
     else if (private_bytes(*copy) * width > MAX_VECTOR_PRIVATE_BYTES) why = "private arrays too large for a vector of work-items";
     else if (linearize(*copy, predicates, why)) {
-      // Bounds checks make every kernel go through here (mode()); one without loops whose
-      // accesses are mostly gathers and scatters gains little and its checked copy of each
-      // run of them (bounds_check_emit.cpp) grows by the lanes: its work-item loop stays
-      // scalar, as it would unchecked (where the loop vectorizer leaves such loops alone).
-      if (all_for_bounds() && loop_free && mostly_scattered(*copy)) {
-        why = "bounds-checked, no loop and mostly gathers and scatters";
+      // Bounds checks make every kernel go through here (mode()) because the loop vectorizer
+      // gives up on their report calls; one without loops gains from it only through
+      // vector accesses, and its checked copies (bounds_check_emit.cpp) of long runs of
+      // other accesses took minutes to compile: it keeps a scalar work-item loop then.
+      if (all_for_bounds() && loop_free && !mostly_consecutive(*copy)) {
+        why = "bounds-checked, no loop and mostly accesses other than vector ones";
       } else {
         if (getenv("KILN_DEBUG_WFV_IR")) copy->print(errs());
         wide = widen(*copy, predicates, width, why);

@@ -24,8 +24,8 @@
 namespace kiln::wfv {
 
 // `i1 __kiln_wfv_any(i1 p)`: whether p holds for any active lane (uniform). Linearization
-// uses it for the exits of loops whose lanes leave at different iterations, the bounds
-// checks before each access; widening makes it an OR reduction over the block's predicate.
+// uses it for the exits of loops whose lanes leave at different iterations; widening makes
+// it an OR reduction over the block's predicate.
 constexpr const char *ANY_LANE = "__kiln_wfv_any";
 
 // `i1 __kiln_wfv_any_above(i64 x, i64 limit)`: whether x >u limit for any active lane

@@ -423,20 +423,23 @@ class Widener {
     if (callee->getName() == LANE_VALUE) {
       Value *x = call.getArgOperand(0), *l = scalar(call.getArgOperand(1));
       Shape s = shapes_.of(x);
-      if (isa<Constant>(x) || s.uniform())
+      if (isa<Constant>(x) || s.uniform()) {
         scalar_[&call] = scalar(x);
-      else if (s.affine())
-        scalar_[&call] = b_.CreateAdd(scalar(x), b_.CreateMul(b_.CreateZExt(l, x->getType()), ConstantInt::get(x->getType(), (uint64_t)s.stride, true)));
-      else
+      } else if (s.affine()) {  // lane 0's value plus lane times stride
+        Value *stride = ConstantInt::get(x->getType(), (uint64_t)s.stride, true);
+        scalar_[&call] = b_.CreateAdd(scalar(x), b_.CreateMul(b_.CreateZExt(l, x->getType()), stride));
+      } else {
         scalar_[&call] = b_.CreateExtractElement(vec(x), l);
+      }
       return true;
     }
     if (is_lane_id(call)) {
       scalar_[&call] = b_.CreateZExtOrTrunc(x_base_, call.getType());
       return true;
     }
+    auto uniform_arg = [&](const Use &a) { return isa<Constant>(a) || shapes_.of(a).uniform(); };
     if (call.hasFnAttr(ONCE_PER_VECTOR) && call.getType()->isVoidTy() &&
-        std::all_of(call.arg_begin(), call.arg_end(), [&](const Use &a) { return isa<Constant>(a) || shapes_.of(a).uniform(); })) {
+        std::all_of(call.arg_begin(), call.arg_end(), uniform_arg)) {
       Value *m = mask(call);
       BasicBlock *done = nullptr;
       if (m) {  // a linearized block may run with no lane active
