@@ -48,6 +48,8 @@ bool all_for_bounds() {
 
 // Whether most of the linearized function's loads and stores would be vector accesses
 // (not gathers, scatters or one address for all lanes: CTS vector_creation's kernels).
+// Invariant loads (the bounds checks' extents) and accesses that may go to the sink (their
+// slow copies) do not count.
 bool mostly_consecutive(Function &f) {
   Shapes shapes;
   std::string why;
@@ -58,6 +60,7 @@ bool mostly_consecutive(Function &f) {
     Value *ptr = nullptr;
     Type *type = nullptr;
     if (auto *load = dyn_cast<LoadInst>(&inst)) {
+      if (load->hasMetadata(LLVMContext::MD_invariant_load)) continue;
       ptr = load->getPointerOperand();
       type = load->getType();
     } else if (auto *store = dyn_cast<StoreInst>(&inst)) {
@@ -66,6 +69,8 @@ bool mostly_consecutive(Function &f) {
     } else {
       continue;
     }
+    if (auto *select = dyn_cast<SelectInst>(ptr); select && (is_sink(select->getTrueValue()) || is_sink(select->getFalseValue())))
+      continue;
     (access_kind(shapes.of(ptr), type, dl) == Access::Consecutive ? consecutive : other)++;
   }
   return consecutive > other;

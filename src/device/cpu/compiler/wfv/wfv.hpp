@@ -17,6 +17,7 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
 
 #include <cstdint>
 #include <string>
@@ -50,6 +51,12 @@ constexpr const char *ONCE_PER_VECTOR = "kiln-wfv-once";
 // (a masked vector access when p is consecutive) and none for the others (the bounds
 // checks' slow path; what such lanes load is never used).
 constexpr const char *SINK_METADATA = "kiln.wfv.sink";
+
+// Whether v is (a cast of) such a variable.
+inline bool is_sink(const llvm::Value *v) {
+  auto *gv = llvm::dyn_cast<llvm::GlobalVariable>(v->stripPointerCasts());
+  return gv && gv->hasMetadata(SINK_METADATA);
+}
 
 // One of the calls above, whose answer is the same for all lanes.
 inline bool is_cross_lane(const llvm::Function *f) {

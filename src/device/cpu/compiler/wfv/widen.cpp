@@ -307,10 +307,6 @@ class Widener {
   void skip_sink(Value *&ptr, Value *&m) {
     auto *select = dyn_cast<SelectInst>(ptr);
     if (!select) return;
-    auto is_sink = [](Value *v) {
-      auto *gv = dyn_cast<GlobalVariable>(v->stripPointerCasts());
-      return gv && gv->hasMetadata(SINK_METADATA);
-    };
     bool sink_if_true = is_sink(select->getTrueValue());
     if (!sink_if_true && !is_sink(select->getFalseValue())) return;
     Value *p = sink_if_true ? select->getFalseValue() : select->getTrueValue();
