@@ -163,6 +163,9 @@ static void read_past_the_end(void **state) {
   expect_report(text, "kernel 'shift' argument 1 'in': read of 4 bytes at offset 64 outside its 64 bytes");
   expect_report(text, "work-item (15, 0, 0)");
   free(text);
+  int got[16];
+  read_ints(f, out, 16, got);
+  for (int i = 0; i < 16; i++) assert_int_equal(i < 15 ? 5 : 0, got[i]); /* the read outside gave zero */
 
   size_t one = 1;
   cl_event failed, dependent;

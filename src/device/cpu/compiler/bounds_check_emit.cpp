@@ -66,16 +66,23 @@ class Emitter {
     lane_value_ = cross_lane(wfv::LANE_VALUE, i64_, {i64_, i32_});
     invariant_ = MDNode::get(c_, {});
     unlikely_ = MDBuilder(c_).createBranchWeights(1, 1 << 20);
-    // What the slow copy's accesses outside reach instead: as large as the largest access.
-    // What it holds is never used.
+    // What the slow copy's accesses outside reach instead, as large as the largest access:
+    // stores and atomics one (what it holds is never used), loads another, never written,
+    // so that they give zero without a select per load (a select of vectors is a branch in
+    // x86 code generation, whose block splitting grew quadratically with a long run).
     uint64_t largest = 1;
     for (const Access &a : accesses)
       if (auto *size = dyn_cast<ConstantInt>(a.size)) largest = std::max(largest, size->getZExtValue());
-    auto *type = ArrayType::get(Type::getInt8Ty(c_), largest);
-    sink_ = new GlobalVariable(m_, type, false, GlobalValue::InternalLinkage, Constant::getNullValue(type),
-                               "kiln.bounds.sink");
-    sink_->setAlignment(Align(64));
-    sink_->setMetadata(wfv::SINK_METADATA, MDNode::get(c_, {}));
+    auto sink = [&](const char *name) {
+      auto *type = ArrayType::get(Type::getInt8Ty(c_), largest);
+      // Not constant: a load from it must not fold into a select either.
+      auto *gv = new GlobalVariable(m_, type, false, GlobalValue::InternalLinkage, Constant::getNullValue(type), name);
+      gv->setAlignment(Align(64));
+      gv->setMetadata(wfv::SINK_METADATA, MDNode::get(c_, {}));
+      return gv;
+    };
+    sink_ = sink("kiln.bounds.sink");
+    zeros_ = sink("kiln.bounds.zeros");
   }
 
   void run() {
@@ -102,7 +109,7 @@ class Emitter {
   std::map<Origin, Constant *> what_of_;
   FunctionCallee bound_, violation_;
   Function *any_above_, *first_lane_, *lane_value_;
-  GlobalVariable *sink_;
+  GlobalVariable *sink_, *zeros_;
   MDNode *invariant_, *unlikely_;
 
   struct Extent {
@@ -340,24 +347,24 @@ class Emitter {
       fits.push_back(f.CreateAnd(f.CreateNot(t.too_large), f.CreateICmpULE(t.offset, t.limit)));
       inside = inside ? f.CreateAnd(inside, fits.back()) : fits.back();
     }
-    auto at_sink = [&](Value *address) {
-      Constant *sink = ConstantExpr::getPointerBitCastOrAddrSpaceCast(sink_, address->getType());
-      return f.CreateSelect(inside, address, sink, "bounds.address");
+    auto at_sink = [&](Value *address, GlobalVariable *sink) {
+      Constant *cast = ConstantExpr::getPointerBitCastOrAddrSpaceCast(sink, address->getType());
+      return f.CreateSelect(inside, address, cast, "bounds.address");
     };
     if (auto *load = dyn_cast<LoadInst>(copy)) {
-      load->setOperand(load->getPointerOperandIndex(), at_sink(load->getPointerOperand()));
+      load->setOperand(load->getPointerOperandIndex(), at_sink(load->getPointerOperand(), zeros_));
     } else if (auto *store = dyn_cast<StoreInst>(copy)) {
-      store->setOperand(store->getPointerOperandIndex(), at_sink(store->getPointerOperand()));
+      store->setOperand(store->getPointerOperandIndex(), at_sink(store->getPointerOperand(), sink_));
     } else if (auto *rmw = dyn_cast<AtomicRMWInst>(copy)) {
-      rmw->setOperand(rmw->getPointerOperandIndex(), at_sink(rmw->getPointerOperand()));
+      rmw->setOperand(rmw->getPointerOperandIndex(), at_sink(rmw->getPointerOperand(), sink_));
     } else if (auto *cas = dyn_cast<AtomicCmpXchgInst>(copy)) {
-      cas->setOperand(cas->getPointerOperandIndex(), at_sink(cas->getPointerOperand()));
+      cas->setOperand(cas->getPointerOperandIndex(), at_sink(cas->getPointerOperand(), sink_));
     } else if (auto *mem = dyn_cast<MemIntrinsic>(copy)) {
       Value *length = mem->getLength();
       mem->setLength(f.CreateSelect(inside, length, Constant::getNullValue(length->getType()), "bounds.length"));
     }
     f.SetInsertPoint(copy->getNextNode());
-    if (!copy->getType()->isVoidTy()) {
+    if (!copy->getType()->isVoidTy() && !isa<LoadInst>(copy)) {  // an atomic's old value
       Value *zero = Constant::getNullValue(copy->getType());
       auto *result = cast<SelectInst>(f.CreateSelect(inside, zero, zero));
       copy->replaceAllUsesWith(result);

@@ -48,8 +48,8 @@ constexpr const char *ONCE_PER_VECTOR = "kiln-wfv-once";
 
 // Metadata of a global variable that stands for "no access": a load or store whose address
 // is `select c, p, (that variable)` is, widened, p's access for the lanes where c holds
-// (a masked vector access when p is consecutive) and none for the others (the bounds
-// checks' slow path; what such lanes load is never used).
+// (a masked vector access when p is consecutive) and none for the others, whose loads give
+// zero (the bounds checks' slow copies: their loads' sink holds zeros and is never written).
 constexpr const char *SINK_METADATA = "kiln.wfv.sink";
 
 // Whether v is (a cast of) such a variable.

@@ -304,18 +304,19 @@ class Widener {
   // wfv.hpp's SINK_METADATA: an address `select c, p, sink` (or `select c, sink, p`)
   // becomes p, the lanes choosing p join the mask (not for a p the same for all lanes: its
   // access is made once, through the select).
-  void skip_sink(Value *&ptr, Value *&m) {
+  bool skip_sink(Value *&ptr, Value *&m) {
     auto *select = dyn_cast<SelectInst>(ptr);
-    if (!select) return;
+    if (!select) return false;
     bool sink_if_true = is_sink(select->getTrueValue());
-    if (!sink_if_true && !is_sink(select->getFalseValue())) return;
+    if (!sink_if_true && !is_sink(select->getFalseValue())) return false;
     Value *p = sink_if_true ? select->getFalseValue() : select->getTrueValue();
-    if (shapes_.of(p).uniform()) return;
+    if (shapes_.of(p).uniform()) return false;
     Value *c = select->getCondition();
     Value *lanes = isa<Constant>(c) || shapes_.of(c).uniform() ? b_.CreateVectorSplat(w_, scalar(c)) : vec(c);
     if (sink_if_true) lanes = b_.CreateNot(lanes);
     m = m ? b_.CreateAnd(m, lanes) : lanes;
     ptr = p;
+    return true;
   }
 
   bool emit_load(LoadInst &load) {
@@ -323,7 +324,8 @@ class Widener {
     Type *t = load.getType();
     Value *m = mask(load);
     if (!load.isSimple()) return emit_per_lane(load, m);
-    skip_sink(ptr, m);
+    // Lanes whose load went to the sink (which holds zeros) get zero.
+    Value *passthru = skip_sink(ptr, m) ? Constant::getNullValue(wide_type(t)) : nullptr;
     switch (access_kind(shapes_.of(ptr), t, dl_)) {
       case Access::Uniform:
         if (m) return emit_if_any(load, m);
@@ -331,12 +333,12 @@ class Widener {
         return true;
       case Access::Consecutive:
         if (!VectorType::isValidElementType(t)) return fail("a load of an aggregate");
-        if (m) vector_[&load] = b_.CreateMaskedLoad(wide_type(t), scalar(ptr), load.getAlign(), m, nullptr, load.getName());
+        if (m) vector_[&load] = b_.CreateMaskedLoad(wide_type(t), scalar(ptr), load.getAlign(), m, passthru, load.getName());
         else vector_[&load] = b_.CreateAlignedLoad(wide_type(t), scalar(ptr), load.getAlign(), load.getName());
         return true;
       case Access::GatherScatter:
         if (!VectorType::isValidElementType(t)) return fail("a load of an aggregate");
-        vector_[&load] = b_.CreateMaskedGather(wide_type(t), vec(ptr), load.getAlign(), m ? m : all_lanes(), nullptr,
+        vector_[&load] = b_.CreateMaskedGather(wide_type(t), vec(ptr), load.getAlign(), m ? m : all_lanes(), passthru,
                                                load.getName());
         return true;
     }
