@@ -3,11 +3,12 @@
 // Accesses are guarded in runs: checked accesses of one block whose addresses can all be
 // computed before the first of them (pure address arithmetic is moved up), with nothing
 // between them that must not be duplicated (a barrier, a call that may touch memory):
-//   head:  the tests of all of them; br (some work-item outside) ? slow : fast
+//   head:  their tests (one per base pointer: the bytes its accesses at constant offsets
+//          span); br (some work-item outside) ? slow : fast
 //   fast:  the run as it was
 //   slow:  a copy of the run in which each access goes to its address or, for a work-item
-//          outside, to a scratch "sink" (a memory copy gets length zero; a load gives
-//          zero), and the first work-item outside is reported
+//          outside, to a scratch "sink" (a memory copy gets length zero; a load reads a
+//          sink of zeros), and the first work-item outside is reported
 //   tail:  phis of the two copies' values
 // One test and branch per run instead of per access: fewer blocks for LLVM's loop passes
 // (whose time grows with a loop's blocks: CTS vector_creation's kernels have hundreds of
