@@ -40,12 +40,6 @@ bool has_loop(Function &f) {
   return !li.empty();
 }
 
-// Whether mode() is All because of bounds checks only (not KILN_VECTORIZE=all).
-bool all_for_bounds() {
-  const char *v = getenv("KILN_VECTORIZE");
-  return kiln_bounds_checking() && !(v && (strcmp(v, "all") == 0 || strcmp(v, "0") == 0));
-}
-
 // Whether most of the linearized function's loads and stores would be vector accesses
 // (not gathers, scatters or one address for all lanes: CTS vector_creation's kernels).
 // Invariant loads (the bounds checks' extents) and accesses that may go to the sink (their
@@ -102,11 +96,10 @@ Function *vectorize_kernel(Function &kernel, unsigned width, bool has_images, st
     if (mode() == Mode::Loops && loop_free) why = "no loop (the loop vectorizer widens its work-item loop)";
     else if (private_bytes(*copy) * width > MAX_VECTOR_PRIVATE_BYTES) why = "private arrays too large for a vector of work-items";
     else if (linearize(*copy, predicates, why)) {
-      // Bounds checks make every kernel go through here (mode()) because the loop vectorizer
-      // gives up on their report calls; one without loops gains from it only through
-      // vector accesses, and its checked copies (bounds_check_emit.cpp) of long runs of
-      // other accesses took minutes to compile: it keeps a scalar work-item loop then.
-      if (all_for_bounds() && loop_free && !mostly_consecutive(*copy)) {
+      // Mode::Checked: a kernel without loops gains from WFV only through vector accesses,
+      // and its checked copies (bounds_check_emit.cpp) of long runs of other accesses took
+      // minutes to compile: it keeps a scalar work-item loop then.
+      if (mode() == Mode::Checked && loop_free && !mostly_consecutive(*copy)) {
         why = "bounds-checked, no loop and mostly accesses other than vector ones";
       } else {
         if (getenv("KILN_DEBUG_WFV_IR")) copy->print(errs());
@@ -129,7 +122,7 @@ Mode mode() {
     if (v && strcmp(v, "all") == 0) return Mode::All;
     // Bounds-checked kernels (bounds_checks.cpp) have a call on a cold path of every
     // access, which stops LLVM's loop vectorizer but not whole-function vectorization.
-    if (kiln_bounds_checking()) return Mode::All;
+    if (kiln_bounds_checking()) return Mode::Checked;
     return Mode::Loops;
   }();
   return m;

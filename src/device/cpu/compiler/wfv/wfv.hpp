@@ -138,7 +138,10 @@ llvm::Function *vectorize_kernel(llvm::Function &kernel, unsigned width, bool ha
 // KILN_VECTORIZE: unset or "1", kernels whose body has a loop are vectorized by WFV (the
 // others by LLVM's loop vectorizer over the work-item loop, work_item_vectorize.cpp); "all":
 // every kernel WFV can handle (tests use it); "0": no vectorization across work-items.
-enum class Mode { Loops, All, Off };
+// Checked (KILN_CHECK=bounds, KILN_VECTORIZE unset): as All, but for kernels without loops
+// whose accesses are mostly not vector accesses (the loop vectorizer, which Loops leaves
+// loop-free kernels to, gives up on the checks' report calls).
+enum class Mode { Loops, All, Checked, Off };
 Mode mode();
 // Work-items per vector: KILN_VECTOR_WIDTH if set (a power of two, 2..64), else twice the
 // floats of a vector register: 32 where the host has AVX-512, 16 with AVX2, 8 otherwise. Two
