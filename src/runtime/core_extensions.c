@@ -6,6 +6,7 @@
 
 #include "device/cpu/compiler/compiler.h" /* KILN_SUB_GROUP_SIZE */
 #include "runtime/extension.h"
+#include "runtime/il_versions.h"
 #include "runtime/info.h"
 
 #include <CL/cl_ext.h>
@@ -46,6 +47,18 @@ const struct kiln_extension kiln_core_khr_image2d_from_buffer = {
  * (image_requirements.c). cl.xml's revision. */
 const struct kiln_extension kiln_core_ext_image_from_buffer = {
     .name = "cl_ext_image_from_buffer", .version = CL_MAKE_VERSION(1, 0, 0), .scope = KILN_EXTENSION_DEVICE};
+
+/* SPIR-V programs (program.c's clCreateProgramWithIL; docs/spirv.md): advertised when the
+ * translator is there, like CL_DEVICE_IL_VERSION. */
+static const struct kiln_extension_function il_program_functions[] = {
+    {"clCreateProgramWithILKHR", (void *)clCreateProgramWithILKHR},
+    {NULL, NULL},
+};
+const struct kiln_extension kiln_core_khr_il_program = {.name = "cl_khr_il_program",
+                                                        .version = CL_MAKE_VERSION(1, 0, 0),
+                                                        .scope = KILN_EXTENSION_DEVICE,
+                                                        .available = kiln_il_supported,
+                                                        .functions = il_program_functions};
 
 /* Integer builtins (builtins/integer_extensions.cl); the compiler defines their macros
  * (compiler/opencl_c_features.c). */

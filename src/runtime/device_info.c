@@ -10,6 +10,7 @@
 #include "device/cpu/printf_buffer.h" /* KILN_PRINTF_BUFFER_SIZE: the per-launch buffer */
 #include "device/cpu/topology.h"
 #include "runtime/extension.h"
+#include "runtime/il_versions.h"
 #include "runtime/image.h"
 #include "runtime/info.h"
 
@@ -139,10 +140,15 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
   case CL_DEVICE_OPENCL_C_FEATURES:
     pthread_once(&opencl_c_features_once, opencl_c_features_init);
     KILN_INFO_ARRAY(opencl_c_features, opencl_c_feature_count * sizeof opencl_c_features[0]);
-  case CL_DEVICE_ILS_WITH_VERSION:
+  case CL_DEVICE_ILS_WITH_VERSION: {
+    size_t count;
+    const cl_name_version *versions = kiln_spirv_versions(&count);
+    KILN_INFO_ARRAY(versions, count * sizeof *versions);
+  }
+  case CL_DEVICE_IL_VERSION:
+    KILN_INFO_STRING(kiln_spirv_version_string());
   case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION:
     KILN_INFO_ARRAY(NULL, 0);
-  case CL_DEVICE_IL_VERSION:
   case CL_DEVICE_BUILT_IN_KERNELS:
     KILN_INFO_STRING("");
   case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED:

@@ -1,11 +1,13 @@
 /* program.c: creating, retaining and releasing program objects, and the entry points
- * Kiln answers without a build (built-in kernels, IL, specialization constants, release
- * callbacks). */
+ * Kiln answers without a build (built-in kernels, IL and its specialization constants,
+ * release callbacks). */
 #include "runtime/program.h"
 #include "runtime/debug_err.h"
 
 #include "runtime/context.h"
 #include "runtime/device.h"
+
+#include "device/cpu/compiler/spirv_translator.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,8 @@ static void program_destroy(struct kiln_object *object) {
   kiln_program_enqueue_table_free(program->enqueue);
   if (program->module) kiln_module_free(program->module);
   free(program->source);
+  free(program->il);
+  kiln_spirv_module_free(&program->spirv);
   free(program->options);
   free(program->log);
   free(program->kernel_names);
@@ -203,10 +207,47 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context
 CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length,
                                                           cl_int *errcode_ret) {
   KILN_API_CALL;
-  (void)il, (void)length;
   if (!kiln_context_is_valid(context))
     return fail(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_CONTEXT, context, cl_context));
-  return fail(errcode_ret, CL_INVALID_OPERATION); /* CL_DEVICE_IL_VERSION is empty */
+  const struct kiln_spirv_translator *translator = kiln_spirv_translator();
+  if (!translator) /* CL_DEVICE_IL_VERSION is empty: docs/spirv.md */
+    return fail(errcode_ret, KILN_FAIL(CL_INVALID_OPERATION, "no SPIR-V translator (%s)", "docs/spirv.md"));
+  if (!il || length == 0) return fail(errcode_ret, KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!il || length == 0"));
+  struct kiln_spirv_module module;
+  char *reason = NULL;
+  if (kiln_spirv_module_read(il, length, 8 * sizeof(void *), translator->max_minor, &module, &reason) != 0) {
+    cl_int err = reason ? KILN_FAIL(CL_INVALID_VALUE, "not a module the device accepts: %s", reason)
+                        : KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!reason");
+    free(reason);
+    return fail(errcode_ret, err);
+  }
+  void *copy = malloc(length);
+  cl_int err = CL_OUT_OF_HOST_MEMORY;
+  cl_program program = copy ? kiln_program_create(context, KILN_PROGRAM_FROM_IL, 0, NULL, &err) : NULL;
+  if (!program) {
+    free(copy);
+    kiln_spirv_module_free(&module);
+    return fail(errcode_ret, err);
+  }
+  memcpy(copy, il, length);
+  program->il = copy;
+  program->il_length = length;
+  program->spirv = module;
+  if (errcode_ret) *errcode_ret = CL_SUCCESS;
+  return program;
+}
+
+/* cl_khr_il_program's name for it. */
+CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithILKHR(cl_context context, const void *il, size_t length,
+                                                             cl_int *errcode_ret) {
+  return clCreateProgramWithIL(context, il, length, errcode_ret);
+}
+
+bool kiln_program_specialized_il_locked(cl_program program, struct kiln_spirv_module *out) {
+  *out = (struct kiln_spirv_module){.words = kiln_spirv_specialize(&program->spirv),
+                                    .num_words = program->spirv.num_words,
+                                    .version = program->spirv.version};
+  return out->words != NULL;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainProgram(cl_program program) {
@@ -230,11 +271,28 @@ CL_API_ENTRY cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program,
   return CL_INVALID_OPERATION;
 }
 
-/* No IL support: CL_INVALID_OPERATION for every valid program. */
 CL_API_ENTRY cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id,
                                                                    size_t spec_size, const void *spec_value) {
   KILN_API_CALL;
-  (void)spec_id, (void)spec_size, (void)spec_value;
   if (!kiln_program_is_valid(program)) return KILN_FAIL_HANDLE(CL_INVALID_PROGRAM, program, cl_program);
-  return CL_INVALID_OPERATION;
+  if (!kiln_spirv_translator())
+    return KILN_FAIL(CL_INVALID_OPERATION, "no SPIR-V translator (%s)", "CL_DEVICE_IL_VERSION is empty");
+  if (program->origin != KILN_PROGRAM_FROM_IL)
+    return KILN_FAIL(CL_INVALID_PROGRAM, "rejected since (%s)", "program->origin != KILN_PROGRAM_FROM_IL");
+  pthread_mutex_lock(&program->lock);
+  struct kiln_spirv_spec_constant *constant = kiln_spirv_find_spec_constant(&program->spirv, spec_id);
+  cl_int err = CL_SUCCESS;
+  if (!constant)
+    err = KILN_FAIL(CL_INVALID_SPEC_ID, "the module has no specialization constant with SpecId %u", spec_id);
+  else if (spec_size != constant->size || !spec_value)
+    err = KILN_FAIL(CL_INVALID_VALUE, "spec_size %zu (the constant has %u bytes) or spec_value NULL", spec_size,
+                    constant->size);
+  if (err == CL_SUCCESS) {
+    uint64_t value = 0;
+    memcpy(&value, spec_value, spec_size); /* little-endian host: the low bytes */
+    constant->value = value;
+    constant->set = true;
+  }
+  pthread_mutex_unlock(&program->lock);
+  return err;
 }

@@ -8,6 +8,7 @@
 
 #include "device/cpu/compiler/compiler.h"
 #include "device/cpu/compiler/program_cache.h"
+#include "device/cpu/compiler/spirv_module.h"
 #include "device/cpu/device_enqueue.h"
 #include "runtime/object.h"
 
@@ -17,6 +18,7 @@ enum kiln_program_origin {
   KILN_PROGRAM_FROM_SOURCE = 1,
   KILN_PROGRAM_FROM_BINARY,
   KILN_PROGRAM_FROM_LINK,
+  KILN_PROGRAM_FROM_IL,
 };
 
 /* What the runtime needs to know about the options a module was built with. */
@@ -34,12 +36,15 @@ struct _cl_program {
   enum kiln_program_origin origin;
   char *source;                    /* FROM_SOURCE: the concatenated strings, NUL-terminated */
   size_t source_length;
+  void *il;                        /* FROM_IL: the bytes as given (CL_PROGRAM_IL) */
+  size_t il_length;
 
   pthread_mutex_t lock;            /* guards everything below */
   cl_build_status build_status;
   bool busy;                       /* a build, compile or link is running (CL_BUILD_IN_PROGRESS) */
   char *options;                   /* of the last build/compile/link; NULL: "" */
   char *log;                       /* NULL: "" */
+  struct kiln_spirv_module spirv;  /* FROM_IL: host-order words; the spec constants' values */
   kiln_module *module;             /* object, library or executable; NULL: none */
   struct kiln_program_option_flags flags;
   kiln_jit_program *jit;           /* the executable's code: NULL until the first kernel needs it */
@@ -86,6 +91,11 @@ void kiln_program_enqueue_table_free(struct kiln_enqueue_program *table);
 /* The device's CL_DEVICE_COMPILER_AVAILABLE / CL_DEVICE_LINKER_AVAILABLE. */
 bool kiln_program_compiler_available(cl_device_id device);
 bool kiln_program_linker_available(cl_device_id device);
+
+/* FROM_IL: the module's words with the specialization constants set so far written in,
+ * as a module of their own (no constants left to set) for the compiler; false when out of
+ * memory. Caller holds the lock; free with kiln_spirv_module_free. */
+bool kiln_program_specialized_il_locked(cl_program program, struct kiln_spirv_module *out);
 
 /* program_build.c: option strings. */
 struct kiln_program_option_flags kiln_program_parse_option_flags(const char *options);

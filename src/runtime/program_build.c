@@ -7,6 +7,7 @@
 
 #include "device/cpu/compiler/options.h"
 #include "device/cpu/compiler/program_cache.h"
+#include "device/cpu/compiler/spirv_translator.h"
 #include "runtime/context.h"
 
 #include <stdlib.h>
@@ -29,6 +30,16 @@ struct kiln_program_option_flags kiln_program_parse_option_flags(const char *opt
   return (struct kiln_program_option_flags){
       .uniform_work_groups = !cl2_or_later || kiln_program_options_have(options, "-cl-uniform-work-group-size"),
       .kernel_arg_info = kiln_program_options_have(options, "-cl-kernel-arg-info"),
+  };
+}
+
+/* An IL program: SPIR-V carries its arguments' descriptions (the translator's kernel_arg_*
+ * metadata, names from OpName), and -cl-std does not apply: work-groups may be non-uniform
+ * unless the options say otherwise. */
+static struct kiln_program_option_flags il_option_flags(const char *options) {
+  return (struct kiln_program_option_flags){
+      .uniform_work_groups = kiln_program_options_have(options, "-cl-uniform-work-group-size"),
+      .kernel_arg_info = true,
   };
 }
 
@@ -131,6 +142,36 @@ static int program_build_cached(const char *source, size_t length, const char *o
   return status;
 }
 
+/* The same for a SPIR-V module (the words with its specialization constants written in). */
+static int program_build_il_cached(const struct kiln_spirv_module *il, const char *options, kiln_module **out,
+                                   kiln_jit_program **jit, bool *store, struct kiln_program_cache_key *store_key,
+                                   char **log) {
+  const struct kiln_spirv_translator *translator = kiln_spirv_translator();
+  *store = translator &&
+           kiln_program_cache_key_for_il(il->words, il->num_words, translator->path, options, store_key);
+  if (*store && kiln_program_cache_load(store_key, out, jit, log)) {
+    *store = false;
+    return KILN_COMPILE_OK;
+  }
+  kiln_module *object = NULL;
+  int status = kiln_compiler_compile_il(il, options, &object, log);
+  if (status != KILN_COMPILE_OK) return status;
+  char *more_log = NULL;
+  status = kiln_compiler_link(&object, 1, options, false, out, &more_log);
+  kiln_program_append_log(log, more_log);
+  kiln_module_free(object);
+  return status;
+}
+
+/* Snapshot of an IL program's module with the constants set so far (a concurrent
+ * clSetProgramSpecializationConstant affects later builds only). */
+static bool snapshot_il(cl_program program, struct kiln_spirv_module *il) {
+  pthread_mutex_lock(&program->lock);
+  bool ok = kiln_program_specialized_il_locked(program, il);
+  pthread_mutex_unlock(&program->lock);
+  return ok;
+}
+
 /* Joins the kernel names of an executable as "a;b;c". */
 static char *kernel_names_of(const kiln_module *module) {
   size_t count = kiln_module_kernel_count(module), total = 1;
@@ -163,6 +204,14 @@ static cl_int job_execute(struct build_job *job, kiln_module **module, kiln_jit_
                                     store_key, log);
       return map_status(status, CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS);
     }
+    if (program->origin == KILN_PROGRAM_FROM_IL) {
+      struct kiln_spirv_module il;
+      if (!snapshot_il(program, &il)) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!snapshot_il");
+      *flags = il_option_flags(job->options);
+      status = program_build_il_cached(&il, job->options, module, jit, store, store_key, log);
+      kiln_spirv_module_free(&il);
+      return map_status(status, CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS);
+    }
     /* From a binary: an executable is used as it is, an object or library is linked. The
      * module is stable: the program is busy, so nothing else replaces it. */
     *flags = program->flags;
@@ -170,6 +219,14 @@ static cl_int job_execute(struct build_job *job, kiln_module **module, kiln_jit_
     status = kiln_compiler_link(&program->module, 1, job->options, false, module, log);
     return map_status(status, CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS);
   case JOB_COMPILE:
+    if (program->origin == KILN_PROGRAM_FROM_IL) {
+      struct kiln_spirv_module il;
+      if (!snapshot_il(program, &il)) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!snapshot_il");
+      *flags = il_option_flags(job->options);
+      status = kiln_compiler_compile_il(&il, job->options, module, log);
+      kiln_spirv_module_free(&il);
+      return map_status(status, CL_COMPILE_PROGRAM_FAILURE, CL_INVALID_COMPILER_OPTIONS);
+    }
     *flags = kiln_program_parse_option_flags(job->options);
     status = kiln_compiler_compile(program->source, program->source_length, job->options, job->headers,
                                    job->num_headers, module, log);
@@ -389,7 +446,8 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
     goto out;
   }
   free(log);
-  if (program->origin == KILN_PROGRAM_FROM_SOURCE && !kiln_program_compiler_available(program->device)) {
+  if ((program->origin == KILN_PROGRAM_FROM_SOURCE || program->origin == KILN_PROGRAM_FROM_IL) &&
+      !kiln_program_compiler_available(program->device)) {
     err = KILN_FAIL(CL_COMPILER_NOT_AVAILABLE, "rejected since (%s)",
                     "program->origin == KILN_PROGRAM_FROM_SOURCE && !kiln_program_compiler_available(program->device)");
     goto out;
@@ -441,8 +499,8 @@ CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
       return KILN_FAIL(CL_INVALID_PROGRAM, "rejected since (%s)", "!kiln_program_is_valid(input_headers[i])");
     if (!header_include_names[i]) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "!header_include_names[i]");
   }
-  if (program->origin != KILN_PROGRAM_FROM_SOURCE)
-    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "program->origin != KILN_PROGRAM_FROM_SOURCE");
+  if (program->origin != KILN_PROGRAM_FROM_SOURCE && program->origin != KILN_PROGRAM_FROM_IL)
+    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "program->origin is neither source nor IL");
 
   struct build_job *job = job_new(JOB_COMPILE, program, options, pfn_notify, user_data);
   if (!job) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!job");

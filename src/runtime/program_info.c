@@ -55,8 +55,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_
     KILN_INFO_ARRAY(program->devices, program->num_devices * sizeof *program->devices);
   case CL_PROGRAM_SOURCE:
     KILN_INFO_STRING(program->source ? program->source : "");
-  case CL_PROGRAM_IL: /* no IL support: nothing, size 0 */
-    KILN_INFO_ARRAY(NULL, 0);
+  case CL_PROGRAM_IL: /* the bytes given to clCreateProgramWithIL; other programs: none, size 0 */
+    KILN_INFO_ARRAY(program->il, program->il_length);
   case CL_PROGRAM_BINARY_SIZES:
   case CL_PROGRAM_BINARIES:
     return binary_info(program, param_name, param_value_size, param_value, param_value_size_ret);

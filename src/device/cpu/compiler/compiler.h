@@ -47,6 +47,12 @@ int kiln_compiler_check_options(const char *options, bool for_link, char **log);
 int kiln_compiler_compile(const char *source, size_t length, const char *options,
                           const struct kiln_cl_header *headers, size_t num_headers, kiln_module **out, char **log);
 
+/* A SPIR-V module (spirv_module.h, read and validated) with its specialization constants
+ * -> compiled object, as kiln_compiler_compile makes from source (spirv_frontend.cpp).
+ * Options as for source; preprocessor options and -cl-std do nothing for IL. */
+struct kiln_spirv_module;
+int kiln_compiler_compile_il(const struct kiln_spirv_module *il, const char *options, kiln_module **out, char **log);
+
 /* Links compiled objects / libraries. create_library: the result is a library (not linked
  * with builtins, no launchers); otherwise an executable whose kernels can be JIT-loaded. */
 int kiln_compiler_link(kiln_module *const *inputs, size_t num_inputs, const char *options, bool create_library,

@@ -181,6 +181,23 @@ static bool may_read_files(const char *text, size_t length) {
   return false;
 }
 
+/* What every key holds: the entry format, Kiln's and LLVM's versions, the builtin
+ * library, the host, the bounds-check mode and the options. */
+static void hash_build_environment(struct kiln_sha256 *h, const char *options) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, compute_builtins_identity);
+  kiln_sha256_init(h);
+  hash_string(h, "kiln program cache");
+  uint32_t format = ENTRY_FORMAT;
+  hash_field(h, &format, sizeof format);
+  hash_string(h, KILN_VERSION_STRING);
+  hash_string(h, KILN_LLVM_VERSION_STRING);
+  hash_field(h, builtins_identity, sizeof builtins_identity);
+  hash_string(h, kiln_jit_host_identity());
+  hash_string(h, kiln_bounds_checking() ? "bounds-checked" : ""); /* KILN_CHECK=bounds code differs */
+  hash_string(h, options);
+}
+
 bool kiln_program_cache_key_for_source(const char *source, size_t length, const char *options,
                                        const struct kiln_cl_header *headers, size_t num_headers,
                                        struct kiln_program_cache_key *key) {
@@ -192,20 +209,8 @@ bool kiln_program_cache_key_for_source(const char *source, size_t length, const 
   if (options && strstr(options, "-I")) return false;
   for (size_t i = 0; i < num_headers; i++)
     if (headers[i].source && may_read_files(headers[i].source, headers[i].length)) return false;
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, compute_builtins_identity);
-
   struct kiln_sha256 h;
-  kiln_sha256_init(&h);
-  hash_string(&h, "kiln program cache");
-  uint32_t format = ENTRY_FORMAT;
-  hash_field(&h, &format, sizeof format);
-  hash_string(&h, KILN_VERSION_STRING);
-  hash_string(&h, KILN_LLVM_VERSION_STRING);
-  hash_field(&h, builtins_identity, sizeof builtins_identity);
-  hash_string(&h, kiln_jit_host_identity());
-  hash_string(&h, kiln_bounds_checking() ? "bounds-checked" : ""); /* KILN_CHECK=bounds code differs */
-  hash_string(&h, options);
+  hash_build_environment(&h, options);
   hash_field(&h, source, length);
   uint64_t n = num_headers;
   kiln_sha256_update(&h, &n, sizeof n);
@@ -213,6 +218,22 @@ bool kiln_program_cache_key_for_source(const char *source, size_t length, const 
     hash_string(&h, headers[i].include_name);
     hash_field(&h, headers[i].source, headers[i].source ? headers[i].length : 0);
   }
+  kiln_sha256_final(&h, key->digest);
+  return true;
+}
+
+bool kiln_program_cache_key_for_il(const uint32_t *words, size_t num_words, const char *translator,
+                                   const char *options, struct kiln_program_cache_key *key) {
+  if (!cache_enabled() || kiln_cl_options_request_debug(options)) return false;
+  struct stat st; /* the translator program's identity: a new version is a new file */
+  if (stat(translator, &st) != 0) return false;
+  struct kiln_sha256 h;
+  hash_build_environment(&h, options);
+  hash_string(&h, "SPIR-V");
+  hash_string(&h, translator);
+  int64_t identity[3] = {(int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec};
+  hash_field(&h, identity, sizeof identity);
+  hash_field(&h, words, num_words * sizeof *words);
   kiln_sha256_final(&h, key->digest);
   return true;
 }

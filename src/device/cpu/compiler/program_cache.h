@@ -3,7 +3,8 @@
  * kiln_module_serialize writes it), the JIT's object files and the build log — so a hit
  * runs neither clang, nor the linker, nor optimization and code generation.
  *
- * Key: SHA-256 over the source and embedded headers, the options, the host (triple, CPU,
+ * Key: SHA-256 over the source and embedded headers (or the SPIR-V module and the
+ * translator's identity), the options, the host (triple, CPU,
  * features: kiln_jit_host_identity), Kiln's and LLVM's versions, and the identity of the
  * binary holding the builtin library (its GNU build id, else the bitcode's SHA-256).
  * Sources that may read files (#include, -I) or use __DATE__/__TIME__ are not cached:
@@ -22,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +41,12 @@ struct kiln_program_cache_key {
 bool kiln_program_cache_key_for_source(const char *source, size_t length, const char *options,
                                        const struct kiln_cl_header *headers, size_t num_headers,
                                        struct kiln_program_cache_key *key);
+
+/* The same for a SPIR-V module (its words with the specialization constants written in),
+ * translated by the program at `translator` (its size and modification time are hashed:
+ * another translator is another key). */
+bool kiln_program_cache_key_for_il(const uint32_t *words, size_t num_words, const char *translator,
+                                   const char *options, struct kiln_program_cache_key *key);
 
 /* A hit: true with the executable, its loaded machine code and the build log (malloc'd). A
  * miss, or an entry that is not valid: false, nothing set. */

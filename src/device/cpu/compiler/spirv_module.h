@@ -1,0 +1,64 @@
+/* spirv_module.h: what Kiln reads from a SPIR-V module itself, before translation
+ * (clCreateProgramWithIL, clSetProgramSpecializationConstant): the header, a validation by
+ * SPIRV-Tools in the universal environment of the module's version (the one the Khronos
+ * CTS validates its modules in), the addressing model, and the specialization constants.
+ * What the module may use (capabilities, extensions, extended instruction sets) is checked
+ * at build time (kiln_spirv_check_support), so that a refusal has a build log. */
+#ifndef KILN_DEVICE_CPU_COMPILER_SPIRV_MODULE_H
+#define KILN_DEVICE_CPU_COMPILER_SPIRV_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KILN_SPIRV_MAGIC 0x07230203u
+
+/* One OpSpecConstant / OpSpecConstantTrue / OpSpecConstantFalse with a SpecId. */
+struct kiln_spirv_spec_constant {
+  uint32_t spec_id;
+  uint32_t size;      /* bytes clSetProgramSpecializationConstant takes: 1 for a bool */
+  bool is_bool;
+  bool is_signed;     /* a signed integer: narrow values are sign-extended in the word */
+  size_t at;          /* the instruction's index in `words` */
+  bool set;           /* given by clSetProgramSpecializationConstant */
+  uint64_t value;     /* its bytes, zero-extended, when set */
+};
+
+struct kiln_spirv_module {
+  uint32_t *words;    /* the module in host byte order (malloc'd) */
+  size_t num_words;
+  uint32_t version;   /* header form: 0x00010300 is SPIR-V 1.3 */
+  struct kiln_spirv_spec_constant *spec_constants; /* malloc'd, or NULL */
+  size_t num_spec_constants;
+};
+
+/* Checks `length` bytes as a SPIR-V module for a device of `address_bits` (Physical32 or
+ * Physical64 addressing) whose translator reads versions up to 1.`max_minor`; fills
+ * *module on success (0). On failure returns -1 and sets *reason (malloc'd) to why. */
+int kiln_spirv_module_read(const void *il, size_t length, unsigned address_bits, unsigned max_minor,
+                           struct kiln_spirv_module *module, char **reason);
+void kiln_spirv_module_free(struct kiln_spirv_module *module);
+
+/* The module's constant with `spec_id`, or NULL. */
+struct kiln_spirv_spec_constant *kiln_spirv_find_spec_constant(struct kiln_spirv_module *module, uint32_t spec_id);
+
+/* The module's words with the constants that were set written in (their defaults
+ * replaced, OpSpecConstantTrue/False swapped), malloc'd; NULL when out of memory. Setting
+ * values in the module itself keeps them bit-exact (the translator's --spec-const option
+ * parses decimal text and refuses denormals). */
+uint32_t *kiln_spirv_specialize(const struct kiln_spirv_module *module);
+
+/* 0 when every capability, extension and extended instruction set the module declares is
+ * one Kiln runs (spirv_support.c), else -1 and a malloc'd build-log line naming the first
+ * that is not. */
+int kiln_spirv_check_support(const struct kiln_spirv_module *module, char **log_line);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
