@@ -80,17 +80,26 @@ extern "C" int kiln_compiler_compile_il(const struct kiln_spirv_module *il, cons
     *log = support;
     return support ? KILN_COMPILE_FAILED : KILN_COMPILE_OUT_OF_MEMORY;
   }
-  uint32_t *words = kiln_spirv_specialize(il);
+  std::string warnings;
+  char *invalid = nullptr;
+  if (kiln_spirv_validate(il, &invalid) != 0)
+    warnings = std::string("warning: SPIR-V validation: ") + (invalid ? invalid : "invalid module") +
+               " (building anyway: the translator decides)\n";
+  free(invalid);
+  uint32_t *specialized = kiln_spirv_specialize(il);
+  size_t num_words = 0;
+  uint32_t *words = specialized ? kiln_spirv_translator_workarounds(specialized, il->num_words, &num_words) : nullptr;
+  free(specialized);
   void *bitcode = nullptr;
   size_t size = 0;
   char *translator_log = nullptr;
-  int translated = words ? kiln_spirv_translate(words, il->num_words, &bitcode, &size, &translator_log) : -1;
+  int translated = words ? kiln_spirv_translate(words, num_words, &bitcode, &size, &translator_log) : -1;
   free(words);
   if (!words) {
     kiln_cl_options_free(&parsed);
     return KILN_COMPILE_OUT_OF_MEMORY;
   }
-  std::string text = translator_log ? translator_log : "";
+  std::string text = warnings + (translator_log ? translator_log : "");
   free(translator_log);
   if (translated != 0) {
     kiln_cl_options_free(&parsed);

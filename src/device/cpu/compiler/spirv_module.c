@@ -1,5 +1,5 @@
-/* spirv_module.c: reading a SPIR-V module's header, validating it with SPIRV-Tools and
- * listing its specialization constants (spirv_module.h). */
+/* spirv_module.c: reading a SPIR-V module (header, parse and validation by SPIRV-Tools)
+ * and listing its specialization constants (spirv_module.h). */
 #include "device/cpu/compiler/spirv_module.h"
 
 #include <spirv-tools/libspirv.h>
@@ -49,18 +49,37 @@ static spv_target_env environment_of(uint32_t version) {
   }
 }
 
-static int validate(const struct kiln_spirv_module *module, char **reason) {
+/* Whether the words parse as SPIR-V: every instruction known, its word count and
+ * operands well-formed, ids within the bound. */
+static int parse(const struct kiln_spirv_module *module, char **reason) {
   spv_context context = spvContextCreate(environment_of(module->version));
-  if (!context) return fail(reason, "out of memory validating the module");
+  if (!context) return fail(reason, "out of memory reading the module");
   spv_diagnostic diagnostic = NULL;
-  spv_result_t result = spvValidateBinary(context, module->words, module->num_words, &diagnostic);
+  spv_result_t result = spvBinaryParse(context, NULL, module->words, module->num_words, NULL, NULL, &diagnostic);
   int status = 0;
   if (result != SPV_SUCCESS)
-    status = fail(reason, "SPIR-V validation failed (word %zu): %s", diagnostic ? diagnostic->position.index : 0,
-                  diagnostic && diagnostic->error ? diagnostic->error : "invalid module");
+    status = fail(reason, "malformed SPIR-V (word %zu): %s", diagnostic ? diagnostic->position.index : 0,
+                  diagnostic && diagnostic->error ? diagnostic->error : "cannot parse");
   spvDiagnosticDestroy(diagnostic);
   spvContextDestroy(context);
   return status;
+}
+
+int kiln_spirv_validate(const struct kiln_spirv_module *module, char **message) {
+  *message = NULL;
+  spv_context context = spvContextCreate(environment_of(module->version));
+  if (!context) return 0;
+  spv_diagnostic diagnostic = NULL;
+  spv_result_t result = spvValidateBinary(context, module->words, module->num_words, &diagnostic);
+  if (result != SPV_SUCCESS) {
+    const char *error = diagnostic && diagnostic->error ? diagnostic->error : "invalid module";
+    size_t n = strlen(error) + 64;
+    *message = malloc(n);
+    if (*message) snprintf(*message, n, "%s", error);
+  }
+  spvDiagnosticDestroy(diagnostic);
+  spvContextDestroy(context);
+  return result == SPV_SUCCESS ? 0 : -1;
 }
 
 /* The scalar type of a result id as the translator's --spec-const names it (0: unknown). */
@@ -78,7 +97,7 @@ static const struct scalar_type *find_type(const struct scalar_type *types, size
 }
 
 /* Lists the spec constants: OpDecorate SpecId comes before the constants it names (the
- * logical layout), types before both. Validation guarantees each instruction's bounds. */
+ * logical layout), types before both. The parse guarantees each instruction's bounds. */
 static int read_spec_constants(struct kiln_spirv_module *module, char **reason) {
   const uint32_t *w = module->words;
   size_t n = module->num_words, num_types = 0, num_ids = 0;
@@ -147,7 +166,7 @@ int kiln_spirv_module_read(const void *il, size_t length, unsigned address_bits,
     status = fail(reason, "SPIR-V version %u.%u is not one the device accepts (1.0 to 1.%u)", (unsigned)major,
                   (unsigned)minor, max_minor);
   else
-    status = validate(module, reason);
+    status = parse(module, reason);
   for (size_t at = 5; status == 0 && at < n;) {
     uint32_t words_here = words[at] >> 16;
     if ((words[at] & 0xffffu) == OP_MEMORY_MODEL && words_here >= 3) {

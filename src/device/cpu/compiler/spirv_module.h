@@ -1,9 +1,14 @@
 /* spirv_module.h: what Kiln reads from a SPIR-V module itself, before translation
- * (clCreateProgramWithIL, clSetProgramSpecializationConstant): the header, a validation by
- * SPIRV-Tools in the universal environment of the module's version (the one the Khronos
- * CTS validates its modules in), the addressing model, and the specialization constants.
- * What the module may use (capabilities, extensions, extended instruction sets) is checked
- * at build time (kiln_spirv_check_support), so that a refusal has a build log. */
+ * (clCreateProgramWithIL, clSetProgramSpecializationConstant): the header, a parse by
+ * SPIRV-Tools (malformed words are CL_INVALID_VALUE), the addressing model, and the
+ * specialization constants. What the module may use (capabilities, extensions, extended
+ * instruction sets) is checked at build time (kiln_spirv_check_support), so that a refusal
+ * has a build log.
+ *
+ * Full validation (SPIRV-Tools' validator, in the universal environment of the module's
+ * version, as the Khronos CTS validates its modules) runs at build time too, but only
+ * warns: llvm-spirv-15 itself writes modules it fails (blocks before their dominator in
+ * some loops), and it reads them fine; the translator and LLVM's verifier are what decide. */
 #ifndef KILN_DEVICE_CPU_COMPILER_SPIRV_MODULE_H
 #define KILN_DEVICE_CPU_COMPILER_SPIRV_MODULE_H
 
@@ -43,6 +48,9 @@ int kiln_spirv_module_read(const void *il, size_t length, unsigned address_bits,
                            struct kiln_spirv_module *module, char **reason);
 void kiln_spirv_module_free(struct kiln_spirv_module *module);
 
+/* 0 when SPIRV-Tools' validator accepts the module; else -1 and *message (malloc'd) says why. */
+int kiln_spirv_validate(const struct kiln_spirv_module *module, char **message);
+
 /* The module's constant with `spec_id`, or NULL. */
 struct kiln_spirv_spec_constant *kiln_spirv_find_spec_constant(struct kiln_spirv_module *module, uint32_t spec_id);
 
@@ -51,6 +59,10 @@ struct kiln_spirv_spec_constant *kiln_spirv_find_spec_constant(struct kiln_spirv
  * values in the module itself keeps them bit-exact (the translator's --spec-const option
  * parses decimal text and refuses denormals). */
 uint32_t *kiln_spirv_specialize(const struct kiln_spirv_module *module);
+
+/* spirv_workarounds.c: the words rewritten where llvm-spirv-15 cannot read valid SPIR-V
+ * (same meaning), *out_n of them, malloc'd; NULL when out of memory. */
+uint32_t *kiln_spirv_translator_workarounds(const uint32_t *words, size_t n, size_t *out_n);
 
 /* 0 when every capability, extension and extended instruction set the module declares is
  * one Kiln runs (spirv_support.c), else -1 and a malloc'd build-log line naming the first

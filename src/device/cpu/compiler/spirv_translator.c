@@ -121,6 +121,11 @@ static unsigned max_minor_in_help(const char *help) {
   return best;
 }
 
+/* SPIR-V 1.4 is not read completely by llvm-spirv-15 (it stops on OpPtrDiff, OpPtrEqual,
+ * OpCopyLogical, OpDecorateString and OpCopyMemory's second memory operand: the CTS's
+ * spirv14 tests), so the device takes versions up to 1.3 whatever the translator lists. */
+#define KILN_SPIRV_MAX_MINOR 3
+
 static void probe(void) {
   const char *path = getenv("KILN_LLVM_SPIRV");
   if (!path) path = KILN_LLVM_SPIRV_PATH;
@@ -130,6 +135,7 @@ static void probe(void) {
   if (run(argv, &help, 30 * 1000) == 0 && help && strstr(help, "--spec-const")) {
     translator.path = path;
     translator.max_minor = max_minor_in_help(help);
+    if (translator.max_minor > KILN_SPIRV_MAX_MINOR) translator.max_minor = KILN_SPIRV_MAX_MINOR;
     translator_found = true;
   }
   free(help);

@@ -20,7 +20,7 @@ extern "C" {
 
 struct kiln_spirv_translator {
   const char *path;
-  unsigned max_minor; /* it reads SPIR-V 1.0 to 1.max_minor */
+  unsigned max_minor; /* the device takes SPIR-V 1.0 to 1.max_minor (at most 1.3: spirv_translator.c) */
 };
 
 /* The translator, or NULL when there is none that works. Thread-safe. */
