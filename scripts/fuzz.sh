@@ -3,7 +3,7 @@
 # clang-19 under ASan+UBSan in build-fuzz/, replays each target's regression inputs
 # (tests/fuzz/regressions/TARGET/, crashes found earlier), then fuzzes it for SECONDS
 # (default 60) from its seed corpus (tests/fuzz/corpus/TARGET/, plus program binaries this
-# build makes). Prints each target's executions and coverage; exits non-zero on a finding,
+# build makes; SPIR-V made from tests/spirv). Prints each target's executions and coverage; exits non-zero on a finding,
 # whose reproducer is left in build-fuzz/findings/TARGET/.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_program_binary fuzz_build_options fuzz_kernel_source fuzz_properties)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_program_binary fuzz_build_options fuzz_kernel_source fuzz_properties fuzz_spirv_module)
 
 scripts/install-deps.sh
 CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON \
@@ -29,6 +29,14 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   [ -d "tests/fuzz/corpus/$target" ] && cp -n "tests/fuzz/corpus/$target"/* "$corpus"/ 2>/dev/null || true
   [ "$target" = fuzz_program_binary ] && KILN_FUZZ_MAKE_SEEDS="$corpus" "$binary"
+  if [ "$target" = fuzz_spirv_module ]; then # the test modules, assembled here (SPIR-V 1.1: Initializer needs it)
+    for asm in tests/spirv/*.spvasm; do
+      spirv-as --target-env spv1.1 "$asm" -o "$corpus/$(basename "$asm" .spvasm).spv"
+    done
+    clang-15 -cl-std=CL2.0 -target spir64-unknown-unknown -O1 -emit-llvm -c -Xclang -finclude-default-header \
+      tests/spirv/kernels.cl -o build-fuzz/kernels.bc
+    llvm-spirv-15 --spirv-max-version=1.0 build-fuzz/kernels.bc -o "$corpus/kernels.spv"
+  fi
   extra=()
   [ "$target" = fuzz_kernel_source ] && extra=(-dict=tests/fuzz/opencl_c.dict -max_len=16384)
   if compgen -G "tests/fuzz/regressions/$target/*" > /dev/null; then

@@ -123,6 +123,10 @@ bool lower_opaque_types(llvm::Module &m, std::string &error);
 // index in the module; runs after lower_opaque_types. False with `error` when a block's
 // kernel is not a constant.
 bool lower_device_enqueue(llvm::Module &m, std::string &error);
+// Calls that differ from their callee only in pointer address spaces (a module from
+// SPIR-V calling the library's builtins on images and samplers: call_signatures.cpp) are
+// rebuilt with address-space casts; runs after lower_opaque_types.
+void match_call_signatures(llvm::Module &m);
 // A call lower_opaque_types replaces (sampler initializers, the library's image and sampler
 // conversions): left open by linking, defined by no library.
 bool is_opaque_type_conversion(llvm::StringRef name);

@@ -264,6 +264,7 @@ static int jit_load(const kiln_module *executable, kiln_jit_program **out, char 
     m.reset();
     return fail(error);
   }
+  kiln::match_call_signatures(*m);
 
   // Kernels in the order of the module's descriptions (wrap_module's order).
   std::vector<Function *> kernels;

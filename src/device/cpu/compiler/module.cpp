@@ -285,20 +285,28 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
     StringRef type_name = md_string(types, i);
     uint64_t slot_size = 8, slot_align = 8;
     auto *opaque = dyn_cast<TargetExtType>(arg->getType());
+    StringRef opaque_name = opaque ? opaque->getName() : StringRef();
+    // Modules from SPIR-V (spirv_frontend.cpp) carry these types as plain pointers, named
+    // only in the argument metadata, as OpenCL C names them.
+    if (!opaque && arg->getType()->isPointerTy() && !arg->hasByValAttr()) {
+      if (type_name.starts_with("image") && type_name.ends_with("_t")) opaque_name = "spirv.Image";
+      if (type_name.starts_with("pipe ")) opaque_name = "spirv.Pipe";
+      if (type_name == "queue_t") opaque_name = "spirv.Queue";
+    }
     if (block) {  // the literal's address, then __local pointers (device_enqueue.c fills them in)
       a.kind = i == 0 ? KILN_ARG_GLOBAL_PTR : KILN_ARG_LOCAL_PTR;
       a.address_qualifier = i == 0 ? CL_KERNEL_ARG_ADDRESS_PRIVATE : CL_KERNEL_ARG_ADDRESS_LOCAL;
       a.size = i == 0 ? sizeof(void *) : 0;
       type_name = "void*";
-    } else if (opaque && opaque->getName() == "spirv.Queue") {  // its struct kiln_device_queue
+    } else if (opaque_name == "spirv.Queue") {  // its struct kiln_device_queue
       a.kind = KILN_ARG_QUEUE;
       a.address_qualifier = CL_KERNEL_ARG_ADDRESS_PRIVATE;
       a.size = sizeof(cl_command_queue);
-    } else if (opaque && opaque->getName() == "spirv.Image") {  // __global in the metadata, a view in the block
+    } else if (opaque_name == "spirv.Image") {  // __global in the metadata, a view in the block
       a.kind = KILN_ARG_IMAGE;
       a.address_qualifier = CL_KERNEL_ARG_ADDRESS_GLOBAL;
       a.size = sizeof(cl_mem);
-    } else if (opaque && opaque->getName() == "spirv.Pipe") {
+    } else if (opaque_name == "spirv.Pipe") {
       a.kind = KILN_ARG_PIPE;
       a.address_qualifier = CL_KERNEL_ARG_ADDRESS_GLOBAL;
       a.size = sizeof(cl_mem);
