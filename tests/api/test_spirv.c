@@ -4,7 +4,9 @@
  * cl_khr_il_program; clCreateProgramWithIL's errors (malformed, truncated, wrong version or
  * addressing) and a byte-swapped module; CL_PROGRAM_IL; every kernel of kernels.cl
  * (arithmetic, math builtins in float and double, barriers and local memory, atomics,
- * vectors, structs, generic pointers) gives the same results from IL as from source;
+ * vectors, structs, generic pointers) and of features.cl (work-group and sub-group
+ * functions, half, async copies and events, pipes, device-side enqueue, images with
+ * literal and argument samplers) gives the same results from IL as from source;
  * specialization constants of every type, their defaults, rebuilds and errors; argument
  * info from OpName; clCompileProgram of IL linked with a source object; program binaries
  * of IL builds; build failures with a log (unsupported capability, constructors, a module
@@ -431,6 +433,172 @@ static void test_kernels_match_source(void **state) {
   assert_cl_success(clReleaseProgram(source));
 }
 
+
+/* ---- OpenCL C 2.0 features: groups, half, events, pipes, device enqueue, images ---- */
+
+static cl_kernel kernel_of(cl_program program, const char *name) {
+  cl_int err;
+  cl_kernel kernel = clCreateKernel(program, name, &err);
+  assert_cl_success(err);
+  return kernel;
+}
+
+static void run_1d(struct kiln_test_env *env, cl_kernel kernel, size_t global, size_t local) {
+  assert_cl_success(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &global, local ? &local : NULL, 0, NULL, NULL));
+}
+
+static void read_back(struct kiln_test_env *env, cl_mem buffer, void *out, size_t size) {
+  assert_cl_success(clEnqueueReadBuffer(env->queue, buffer, CL_TRUE, 0, size, out, 0, NULL, NULL));
+}
+
+/* Runs every feature kernel of `program`; fills *results (laid out as below). */
+struct feature_results {
+  cl_int groups[4 * N];
+  cl_ushort halves[N];
+  float half_floats[N];
+  cl_int copies[N];
+  cl_int piped[N];
+  cl_int enqueued[4];
+  float image[8 * 4 * 4];
+  cl_int image_size[2];
+};
+
+static void run_features(struct kiln_test_env *env, cl_program program, struct feature_results *r) {
+  cl_mem in = make_buffer(env, ints_b, sizeof ints_b), out = make_buffer(env, NULL, sizeof r->groups);
+  cl_kernel k = kernel_of(program, "groups");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof in, &in));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof out, &out));
+  run_1d(env, k, N, 16);
+  read_back(env, out, r->groups, sizeof r->groups);
+  clReleaseKernel(k);
+
+  cl_ushort halves_in[N];
+  for (int i = 0; i < N; i++) halves_in[i] = (cl_ushort)(0x3c00 + 37 * i); /* 1.0 and up */
+  cl_mem hin = make_buffer(env, halves_in, sizeof halves_in), hout = make_buffer(env, NULL, sizeof r->halves),
+         fout = make_buffer(env, NULL, sizeof r->half_floats);
+  k = kernel_of(program, "halves");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof hin, &hin));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof hout, &hout));
+  assert_cl_success(clSetKernelArg(k, 2, sizeof fout, &fout));
+  run_1d(env, k, N, 0);
+  read_back(env, hout, r->halves, sizeof r->halves);
+  read_back(env, fout, r->half_floats, sizeof r->half_floats);
+  clReleaseKernel(k);
+
+  k = kernel_of(program, "copies");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof in, &in));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof out, &out));
+  run_1d(env, k, N, 16);
+  read_back(env, out, r->copies, sizeof r->copies);
+  clReleaseKernel(k);
+
+  cl_int err;
+  cl_mem pipe = clCreatePipe(env->context, 0, sizeof(cl_int), N, NULL, &err);
+  assert_cl_success(err);
+  k = kernel_of(program, "producer");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof pipe, &pipe));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof in, &in));
+  run_1d(env, k, N, 0);
+  clReleaseKernel(k);
+  k = kernel_of(program, "consumer");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof pipe, &pipe));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof out, &out));
+  run_1d(env, k, N, 0);
+  read_back(env, out, r->piped, sizeof r->piped);
+  clReleaseKernel(k);
+  clReleaseMemObject(pipe);
+
+  cl_queue_properties device_queue[] = {CL_QUEUE_PROPERTIES,
+                                        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_ON_DEVICE |
+                                            CL_QUEUE_ON_DEVICE_DEFAULT,
+                                        0};
+  cl_command_queue on_device = clCreateCommandQueueWithProperties(env->context, env->device, device_queue, &err);
+  assert_cl_success(err);
+  cl_mem enqueued = make_buffer(env, NULL, sizeof r->enqueued);
+  k = kernel_of(program, "parent");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof enqueued, &enqueued));
+  run_1d(env, k, 1, 0);
+  read_back(env, enqueued, r->enqueued, sizeof r->enqueued);
+  clReleaseKernel(k);
+  clReleaseMemObject(enqueued);
+  clReleaseCommandQueue(on_device);
+
+  cl_image_format format = {CL_RGBA, CL_FLOAT};
+  cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 8, .image_height = 4};
+  float pixels[8 * 4 * 4];
+  for (int i = 0; i < 8 * 4 * 4; i++) pixels[i] = (float)i;
+  cl_mem src = clCreateImage(env->context, CL_MEM_COPY_HOST_PTR, &format, &desc, pixels, &err);
+  assert_cl_success(err);
+  cl_mem dst = clCreateImage(env->context, 0, &format, &desc, NULL, &err);
+  assert_cl_success(err);
+  cl_sampler_properties sampler_properties[] = {CL_SAMPLER_NORMALIZED_COORDS, CL_FALSE, CL_SAMPLER_FILTER_MODE,
+                                                CL_FILTER_NEAREST, 0};
+  cl_sampler sampler = clCreateSamplerWithProperties(env->context, sampler_properties, &err);
+  assert_cl_success(err);
+  cl_mem size = make_buffer(env, NULL, sizeof r->image_size);
+  k = kernel_of(program, "images");
+  assert_cl_success(clSetKernelArg(k, 0, sizeof src, &src));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof dst, &dst));
+  assert_cl_success(clSetKernelArg(k, 2, sizeof sampler, &sampler));
+  assert_cl_success(clSetKernelArg(k, 3, sizeof size, &size));
+  size_t global[2] = {8, 4}, origin[3] = {0}, region[3] = {8, 4, 1};
+  assert_cl_success(clEnqueueNDRangeKernel(env->queue, k, 2, NULL, global, NULL, 0, NULL, NULL));
+  assert_cl_success(clEnqueueReadImage(env->queue, dst, CL_TRUE, origin, region, 0, 0, r->image, 0, NULL, NULL));
+  read_back(env, size, r->image_size, sizeof r->image_size);
+  clReleaseKernel(k);
+  clReleaseSampler(sampler);
+  clReleaseMemObject(src);
+  clReleaseMemObject(dst);
+  clReleaseMemObject(size);
+  clReleaseMemObject(hin);
+  clReleaseMemObject(hout);
+  clReleaseMemObject(fout);
+  clReleaseMemObject(in);
+  clReleaseMemObject(out);
+}
+
+static int compare_ints(const void *a, const void *b) { return *(const cl_int *)a - *(const cl_int *)b; }
+
+static void test_features_match_source(void **state) {
+  struct kiln_test_env *env = *state;
+  fill_inputs();
+  cl_program il = il_program(env, "features"), source = source_program(env, "features.cl");
+  build(env, il, "");
+  build(env, source, "-cl-std=CL3.0");
+  struct feature_results *from_il = calloc(1, sizeof *from_il), *from_source = calloc(1, sizeof *from_source);
+  run_features(env, il, from_il);
+  run_features(env, source, from_source);
+  assert_memory_equal(from_source, from_il, sizeof *from_il);
+
+  for (int g = 0; g < N / 16; g++) {
+    cl_int sum = 0, scan = 0;
+    for (int l = 0; l < 16; l++) sum += ints_b[16 * g + l];
+    for (int l = 0; l < 16; l++) {
+      int i = 16 * g + l;
+      scan += ints_b[i];
+      assert_int_equal(sum, from_il->groups[4 * i]);
+      assert_int_equal(ints_b[16 * g + 3], from_il->groups[4 * i + 1]);
+      assert_int_equal(scan, from_il->groups[4 * i + 3]);
+      assert_int_equal(ints_b[15 - l + 16 * g], from_il->copies[i]);
+    }
+  }
+  assert_int_equal(0x4000 + 2 * 37 * 0 + 0x0200, from_il->halves[0]); /* 1.0 * 2 + 1 = 3.0 = 0x4200 */
+  assert_true(fabsf(from_il->half_floats[0] - 2.0f) == 0.0f);
+  cl_int sorted_in[N];
+  memcpy(sorted_in, ints_b, sizeof sorted_in);
+  qsort(sorted_in, N, sizeof(cl_int), compare_ints);
+  qsort(from_il->piped, N, sizeof(cl_int), compare_ints);
+  assert_memory_equal(sorted_in, from_il->piped, sizeof sorted_in);
+  for (int i = 0; i < 4; i++) assert_int_equal(7 + i, from_il->enqueued[i]);
+  for (int i = 0; i < 8 * 4 * 4; i++) assert_true(from_il->image[i] == 2.0f * (float)i);
+  assert_int_equal(8, from_il->image_size[0]);
+  assert_int_equal(4, from_il->image_size[1]);
+  free(from_il);
+  free(from_source);
+  assert_cl_success(clReleaseProgram(il));
+  assert_cl_success(clReleaseProgram(source));
+}
+
 /* ---- specialization constants ---- */
 
 static void run_spec_constants(struct kiln_test_env *env, cl_program program, cl_ulong out[9]) {
@@ -764,6 +932,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_queries),      cmocka_unit_test(test_create_errors),
       cmocka_unit_test(test_program_queries),     cmocka_unit_test(test_kernels_match_source),
+      cmocka_unit_test(test_features_match_source),
       cmocka_unit_test(test_spec_constants),      cmocka_unit_test(test_spec_constant_errors),
       cmocka_unit_test(test_kernel_arg_info),     cmocka_unit_test(test_compile_and_link_with_source),
       cmocka_unit_test(test_binary_of_il_build),  cmocka_unit_test(test_build_failures),

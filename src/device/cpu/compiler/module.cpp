@@ -125,10 +125,14 @@ static bool calls_enqueue(Function &kernel) {
 // The kernel clang makes of a block passed to enqueue_kernel: __<kernel>_block_invoke[_N]_kernel,
 // without argument metadata; its parameters are the block literal (generic) and a __local
 // pointer per local-memory size the enqueue passes.
+// Clang's block kernels have no argument metadata; the SPIR-V translator's (entry points
+// in the module) have some, saying their first argument is the literal's generic pointer.
 static bool is_block_kernel(const Function &f) {
   StringRef name = f.getName();
-  return !f.getMetadata("kernel_arg_addr_space") && name.starts_with("__") && name.contains("_block_invoke") &&
-         name.ends_with("_kernel");
+  if (!name.starts_with("__") || !name.contains("_block_invoke") || !name.ends_with("_kernel")) return false;
+  const MDNode *addr = f.getMetadata("kernel_arg_addr_space");
+  return !addr || (f.arg_size() >= 1 && f.getArg(0)->getType()->isPointerTy() &&
+                   f.getArg(0)->getType()->getPointerAddressSpace() == kiln::AS_GENERIC);
 }
 
 // Loops as the source wrote them: the front end runs no LLVM pass, so a loop of constant
@@ -290,7 +294,7 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
     // only in the argument metadata, as OpenCL C names them.
     if (!opaque && arg->getType()->isPointerTy() && !arg->hasByValAttr()) {
       if (type_name.starts_with("image") && type_name.ends_with("_t")) opaque_name = "spirv.Image";
-      if (type_name.starts_with("pipe ")) opaque_name = "spirv.Pipe";
+      if (md_string(quals, i).contains("pipe")) opaque_name = "spirv.Pipe";  // type "pipe", qualifier "pipe"
       if (type_name == "queue_t") opaque_name = "spirv.Queue";
     }
     if (block) {  // the literal's address, then __local pointers (device_enqueue.c fills them in)
