@@ -1000,9 +1000,44 @@ struct build_times {
   double build, kernels, launch;
 };
 
-/* Runs in a child process so that "first build in a process" is true: builds, creates both
- * kernels, launches each once and checks the results. */
-static struct build_times child_build_times(const char *platform, unsigned long long salt) {
+/* The same program as SPIR-V (NULL when it cannot be made: the tools are missing), made by
+ * clang-15 and llvm-spirv-15 as an offline compiler would; *size gets its bytes. */
+static void *spirv_of(const char *source, size_t *size) {
+  char dir[] = "/tmp/kiln-bench-spirv-XXXXXX";
+  if (!mkdtemp(dir)) return NULL;
+  char command[1024], path[256];
+  snprintf(path, sizeof path, "%s/program.cl", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) return NULL;
+  fputs(source, f);
+  fclose(f);
+  snprintf(command, sizeof command,
+           "clang-15 -cl-std=CL1.2 -target spir64-unknown-unknown -O0 -emit-llvm -c -Xclang -finclude-default-header "
+           "%s/program.cl -o %s/program.bc && llvm-spirv-15 --spirv-max-version=1.0 %s/program.bc -o %s/program.spv",
+           dir, dir, dir, dir);
+  void *bytes = NULL;
+  if (system(command) == 0) {
+    snprintf(path, sizeof path, "%s/program.spv", dir);
+    if ((f = fopen(path, "rb"))) {
+      fseek(f, 0, SEEK_END);
+      long n = ftell(f);
+      rewind(f);
+      bytes = malloc((size_t)n);
+      if (bytes && fread(bytes, 1, (size_t)n, f) == (size_t)n) *size = (size_t)n;
+      else free(bytes), bytes = NULL;
+      fclose(f);
+    }
+  }
+  snprintf(command, sizeof command, "rm -rf %s", dir);
+  if (system(command) != 0) fprintf(stderr, "kiln_bench: could not remove %s\n", dir);
+  return bytes;
+}
+
+/* Runs in a child process so that "first build in a process" is true: builds (from source,
+ * or from `il` when given), creates both kernels, launches each once and checks the
+ * results. */
+static struct build_times child_build_times(const char *platform, unsigned long long salt, const void *il,
+                                            size_t il_size) {
   int fds[2];
   if (pipe(fds) != 0) exit(2);
   pid_t pid = fork();
@@ -1027,7 +1062,14 @@ static struct build_times child_build_times(const char *platform, unsigned long 
     snprintf(source, sizeof source, build_source_template, salt);
     struct build_times t;
     double t0 = now_us();
-    cl_program program = build(&env, source, NULL);
+    cl_program program;
+    if (il) {
+      program = clCreateProgramWithIL(env.context, il, il_size, &err);
+      CHECK(err);
+      CHECK(clBuildProgram(program, 1, &env.device, NULL, NULL, NULL));
+    } else {
+      program = build(&env, source, NULL);
+    }
     double t1 = now_us();
     cl_kernel k1 = kernel_of(program, "k1"), k2 = kernel_of(program, "k2");
     double t2 = now_us();
@@ -1079,16 +1121,52 @@ static struct build_times child_build_times(const char *platform, unsigned long 
   return t;
 }
 
+/* Whether the platform's first device takes SPIR-V (queried in a child: the parent must
+ * not touch OpenCL before the build children fork). */
+static bool platform_takes_spirv(const char *platform_arg) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    char name[256];
+    cl_platform_id platform = find_platform(platform_arg, name, sizeof name);
+    cl_device_id device;
+    char versions[256] = "";
+    if (!platform || clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(device, CL_DEVICE_IL_VERSION, sizeof versions, versions, NULL) != CL_SUCCESS)
+      _exit(1);
+    _exit(strstr(versions, "SPIR-V_1.0") ? 0 : 1);
+  }
+  int status;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 static void bench_build(struct bench_env *env, const char *platform_arg) {
   unsigned long long salt = (unsigned long long)now_us() ^ ((unsigned long long)getpid() << 32);
-  struct build_times cold = child_build_times(platform_arg, salt); /* new source: nothing cached */
-  struct build_times warm = child_build_times(platform_arg, salt); /* same source, new process: disk cache */
+  struct build_times cold = child_build_times(platform_arg, salt, NULL, 0); /* new source: nothing cached */
+  struct build_times warm = child_build_times(platform_arg, salt, NULL, 0); /* same source, new process: disk cache */
   report(env->platform_name, "first clBuildProgram in a process (new source)", cold.build, "ms");
   report(env->platform_name, "  then clCreateKernel x2", cold.kernels, "ms");
   report(env->platform_name, "  then first launch of both + finish", cold.launch, "ms");
   report(env->platform_name, "  build to first results in all", cold.build + cold.kernels + cold.launch, "ms");
   report(env->platform_name, "rebuild of the same source (new process)", warm.build, "ms");
   report(env->platform_name, "  build to first results in all", warm.build + warm.kernels + warm.launch, "ms");
+
+  /* The same program as SPIR-V, with another salt: a module nothing has cached. */
+  char source[2048];
+  snprintf(source, sizeof source, build_source_template, salt + 1);
+  size_t il_size = 0;
+  void *il = platform_takes_spirv(platform_arg) ? spirv_of(source, &il_size) : NULL;
+  if (!il) {
+    printf("%-10s %-44s %12s\n", env->platform_name, "SPIR-V build: no IL, or no clang-15/llvm-spirv-15", "-");
+    return;
+  }
+  cold = child_build_times(platform_arg, salt + 1, il, il_size);
+  warm = child_build_times(platform_arg, salt + 1, il, il_size);
+  report(env->platform_name, "first clBuildProgram of SPIR-V (new module)", cold.build, "ms");
+  report(env->platform_name, "  build to first results in all", cold.build + cold.kernels + cold.launch, "ms");
+  report(env->platform_name, "rebuild of the same SPIR-V (new process)", warm.build, "ms");
+  report(env->platform_name, "  build to first results in all", warm.build + warm.kernels + warm.launch, "ms");
+  free(il);
 }
 
 static bool selected(const char *only, const char *name) {
