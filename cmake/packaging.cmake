@@ -25,6 +25,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "ocl-icd-libopencl1 | libopencl1")
 set(CPACK_DEBIAN_PACKAGE_PROVIDES opencl-icd)
+# SPIR-V programs run the translator program (docs/spirv.md); without it the device
+# reports no IL and everything else works.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS llvm-spirv-15)
 # Installed with DESTDIR so that the install-time script writing the .icd
 # (install_icd.cmake.in) sees the real prefix, not CPack's staging directory.
 set(CPACK_SET_DESTDIR ON)

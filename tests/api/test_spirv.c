@@ -461,6 +461,11 @@ struct feature_results {
   cl_int enqueued[4];
   float image[8 * 4 * 4];
   cl_int image_size[2];
+  cl_long counters[2];
+  float rw[8 * 4];
+  float more[8 * 4];
+  float out_line[8 * 4];
+  float out_buffer_image[8 * 4];
 };
 
 static void run_features(struct kiln_test_env *env, cl_program program, struct feature_results *r) {
@@ -546,6 +551,50 @@ static void run_features(struct kiln_test_env *env, cl_program program, struct f
   assert_cl_success(clEnqueueReadImage(env->queue, dst, CL_TRUE, origin, region, 0, 0, r->image, 0, NULL, NULL));
   read_back(env, size, r->image_size, sizeof r->image_size);
   clReleaseKernel(k);
+
+  /* 64-bit atomics, a read-write image, a 1D buffer image and a 1D image. */
+  cl_mem counters = make_buffer(env, NULL, sizeof r->counters), more_out = make_buffer(env, NULL, sizeof r->more);
+  cl_image_desc rw_desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 8, .image_height = 1};
+  cl_mem rw = clCreateImage(env->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &format, &rw_desc, pixels, &err);
+  assert_cl_success(err);
+  cl_mem backing = make_buffer(env, pixels + 32, 8 * 4 * sizeof(float));
+  cl_image_desc buffer_desc = {.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER, .image_width = 8, .buffer = backing};
+  cl_mem buffer_image = clCreateImage(env->context, CL_MEM_READ_ONLY, &format, &buffer_desc, NULL, &err);
+  assert_cl_success(err);
+  cl_image_desc line_desc = {.image_type = CL_MEM_OBJECT_IMAGE1D, .image_width = 8};
+  cl_mem line = clCreateImage(env->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &line_desc, pixels + 64, &err);
+  assert_cl_success(err);
+  cl_mem out_line = clCreateImage(env->context, CL_MEM_WRITE_ONLY, &format, &line_desc, NULL, &err);
+  assert_cl_success(err);
+  cl_mem out_backing = make_buffer(env, NULL, sizeof r->out_buffer_image);
+  buffer_desc.buffer = out_backing;
+  cl_mem out_buffer_image = clCreateImage(env->context, CL_MEM_WRITE_ONLY, &format, &buffer_desc, NULL, &err);
+  assert_cl_success(err);
+  k = kernel_of(program, "more");
+  assert_cl_success(clSetKernelArg(k, 5, sizeof out_line, &out_line));
+  assert_cl_success(clSetKernelArg(k, 6, sizeof out_buffer_image, &out_buffer_image));
+  assert_cl_success(clSetKernelArg(k, 0, sizeof counters, &counters));
+  assert_cl_success(clSetKernelArg(k, 1, sizeof rw, &rw));
+  assert_cl_success(clSetKernelArg(k, 2, sizeof buffer_image, &buffer_image));
+  assert_cl_success(clSetKernelArg(k, 3, sizeof line, &line));
+  assert_cl_success(clSetKernelArg(k, 4, sizeof more_out, &more_out));
+  run_1d(env, k, 8, 0);
+  size_t rw_region[3] = {8, 1, 1};
+  assert_cl_success(clEnqueueReadImage(env->queue, rw, CL_TRUE, origin, rw_region, 0, 0, r->rw, 0, NULL, NULL));
+  read_back(env, counters, r->counters, sizeof r->counters);
+  read_back(env, more_out, r->more, sizeof r->more);
+  assert_cl_success(clEnqueueReadImage(env->queue, out_line, CL_TRUE, origin, rw_region, 0, 0, r->out_line, 0, NULL, NULL));
+  read_back(env, out_backing, r->out_buffer_image, sizeof r->out_buffer_image);
+  clReleaseMemObject(out_line);
+  clReleaseMemObject(out_buffer_image);
+  clReleaseMemObject(out_backing);
+  clReleaseKernel(k);
+  clReleaseMemObject(counters);
+  clReleaseMemObject(more_out);
+  clReleaseMemObject(rw);
+  clReleaseMemObject(buffer_image);
+  clReleaseMemObject(backing);
+  clReleaseMemObject(line);
   clReleaseSampler(sampler);
   clReleaseMemObject(src);
   clReleaseMemObject(dst);
@@ -593,6 +642,14 @@ static void test_features_match_source(void **state) {
   for (int i = 0; i < 8 * 4 * 4; i++) assert_true(from_il->image[i] == 2.0f * (float)i);
   assert_int_equal(8, from_il->image_size[0]);
   assert_int_equal(4, from_il->image_size[1]);
+  assert_int_equal((cl_long)(0 + 1 + 2 + 3 + 4 + 5 + 6 + 7) << 33, from_il->counters[0]);
+  assert_int_equal(8, from_il->counters[1]);
+  for (int i = 0; i < 8 * 4; i++) {
+    assert_true(from_il->rw[i] == 3.0f * (float)i);
+    assert_true(from_il->more[i] == (float)(32 + i) + (float)(64 + i));
+    assert_true(from_il->out_line[i] == from_il->more[i] + 1.0f);
+    assert_true(from_il->out_buffer_image[i] == from_il->more[i] + 2.0f);
+  }
   free(from_il);
   free(from_source);
   assert_cl_success(clReleaseProgram(il));

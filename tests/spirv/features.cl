@@ -50,3 +50,17 @@ kernel void images(read_only image2d_t src, write_only image2d_t dst, sampler_t 
     size[1] = get_image_height(dst);
   }
 }
+
+// Int64Atomics, ImageReadWrite, Sampled1D, SampledBuffer (reads), Image1D, ImageBuffer (writes).
+kernel void more(global long *counter, read_write image2d_t rw, read_only image1d_buffer_t buffer_image,
+                 read_only image1d_t line, global float4 *out, write_only image1d_t out_line,
+                 write_only image1d_buffer_t out_buffer_image) {
+  int x = (int)get_global_id(0);
+  atom_add(counter, (long)x << 33);
+  atomic_fetch_add_explicit((volatile global atomic_long *)counter + 1, 1L, memory_order_relaxed, memory_scope_device);
+  float4 v = read_imagef(rw, (int2)(x, 0));
+  write_imagef(rw, (int2)(x, 0), v * 3.0f);
+  out[x] = read_imagef(buffer_image, x) + read_imagef(line, nearest, x);
+  write_imagef(out_line, x, out[x] + 1.0f);
+  write_imagef(out_buffer_image, x, out[x] + 2.0f);
+}
