@@ -15,9 +15,10 @@ deb=$(scripts/package.sh "$@" | tail -n 1)
 deb=$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb")
 echo "check-package: $deb"
 control=$(dpkg-deb -f "$deb")
-echo "$control" | grep -E '^(Package|Version|Architecture|Depends|Provides):'
+echo "$control" | grep -E '^(Package|Version|Architecture|Depends|Recommends|Provides):'
 [ "$(dpkg-deb -f "$deb" Package)" = kiln-opencl-icd ] || fail "package name"
 dpkg-deb -f "$deb" Provides | grep -qw opencl-icd || fail "no Provides: opencl-icd"
+dpkg-deb -f "$deb" Recommends | grep -qw llvm-spirv-15 || fail "no Recommends: llvm-spirv-15 (SPIR-V programs)"
 depends=$(dpkg-deb -f "$deb" Depends)
 [ -n "$depends" ] || fail "empty Depends (dpkg-shlibdeps did not run?)"
 if echo "$depends" | tr ',|' '\n\n' | awk '{print $1}' | grep -E -- '-dev$'; then fail "Depends names a -dev package"; fi
