@@ -120,6 +120,15 @@ static void job_free(struct build_job *job) {
   free(job);
 }
 
+/* A compiled object -> an executable (the object is freed); the link's log is appended. */
+static int link_object(kiln_module *object, const char *options, kiln_module **out, char **log) {
+  char *more_log = NULL;
+  int status = kiln_compiler_link(&object, 1, options, false, out, &more_log);
+  kiln_program_append_log(log, more_log);
+  kiln_module_free(object);
+  return status;
+}
+
 /* Source + options -> an executable module: from the compiled-code disk cache
  * (device/cpu/compiler/program_cache.h) with its machine code when it has them, else
  * compiled and linked; *store_key is then set when the result may be cached (it is, once
@@ -134,12 +143,7 @@ static int program_build_cached(const char *source, size_t length, const char *o
   }
   kiln_module *object = NULL;
   int status = kiln_compiler_compile(source, length, options, NULL, 0, &object, log);
-  if (status != KILN_COMPILE_OK) return status;
-  char *more_log = NULL;
-  status = kiln_compiler_link(&object, 1, options, false, out, &more_log);
-  kiln_program_append_log(log, more_log);
-  kiln_module_free(object);
-  return status;
+  return status == KILN_COMPILE_OK ? link_object(object, options, out, log) : status;
 }
 
 /* The same for a SPIR-V module (the words with its specialization constants written in). */
@@ -155,12 +159,7 @@ static int program_build_il_cached(const struct kiln_spirv_module *il, const cha
   }
   kiln_module *object = NULL;
   int status = kiln_compiler_compile_il(il, options, &object, log);
-  if (status != KILN_COMPILE_OK) return status;
-  char *more_log = NULL;
-  status = kiln_compiler_link(&object, 1, options, false, out, &more_log);
-  kiln_program_append_log(log, more_log);
-  kiln_module_free(object);
-  return status;
+  return status == KILN_COMPILE_OK ? link_object(object, options, out, log) : status;
 }
 
 /* Snapshot of an IL program's module with the constants set so far (a concurrent
@@ -449,7 +448,7 @@ CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
   if ((program->origin == KILN_PROGRAM_FROM_SOURCE || program->origin == KILN_PROGRAM_FROM_IL) &&
       !kiln_program_compiler_available(program->device)) {
     err = KILN_FAIL(CL_COMPILER_NOT_AVAILABLE, "rejected since (%s)",
-                    "program->origin == KILN_PROGRAM_FROM_SOURCE && !kiln_program_compiler_available(program->device)");
+                    "a source or IL program and !kiln_program_compiler_available(program->device)");
     goto out;
   }
   job = job_new(JOB_BUILD, program, effective, pfn_notify, user_data);

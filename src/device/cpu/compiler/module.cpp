@@ -124,9 +124,8 @@ static bool calls_enqueue(Function &kernel) {
 
 // The kernel clang makes of a block passed to enqueue_kernel: __<kernel>_block_invoke[_N]_kernel,
 // without argument metadata; its parameters are the block literal (generic) and a __local
-// pointer per local-memory size the enqueue passes.
-// Clang's block kernels have no argument metadata; the SPIR-V translator's (entry points
-// in the module) have some, saying their first argument is the literal's generic pointer.
+// pointer per local-memory size the enqueue passes. The SPIR-V translator's (entry points
+// of the module) have metadata, saying the first argument is the literal's generic pointer.
 static bool is_block_kernel(const Function &f) {
   StringRef name = f.getName();
   if (!name.starts_with("__") || !name.contains("_block_invoke") || !name.ends_with("_kernel")) return false;

@@ -93,12 +93,12 @@ extern "C" int kiln_compiler_compile_il(const struct kiln_spirv_module *il, cons
   void *bitcode = nullptr;
   size_t size = 0;
   char *translator_log = nullptr;
-  int translated = words ? kiln_spirv_translate(words, num_words, &bitcode, &size, &translator_log) : -1;
-  free(words);
   if (!words) {
     kiln_cl_options_free(&parsed);
     return KILN_COMPILE_OUT_OF_MEMORY;
   }
+  int translated = kiln_spirv_translate(words, num_words, &bitcode, &size, &translator_log);
+  free(words);
   std::string text = warnings + (translator_log ? translator_log : "");
   free(translator_log);
   if (translated != 0) {
