@@ -218,3 +218,28 @@ uint32_t *kiln_spirv_specialize(const struct kiln_spirv_module *module) {
   }
   return words;
 }
+
+/* Records each instruction's result type under its result id. */
+static spv_result_t record_result_type(void *user_data, const spv_parsed_instruction_t *instruction) {
+  struct {
+    uint32_t *types;
+    uint32_t bound;
+  } *map = user_data;
+  if (instruction->result_id && instruction->result_id < map->bound) map->types[instruction->result_id] = instruction->type_id;
+  return SPV_SUCCESS;
+}
+
+uint32_t *kiln_spirv_result_types(const uint32_t *words, size_t num_words) {
+  if (num_words < 5) return NULL;
+  struct {
+    uint32_t *types;
+    uint32_t bound;
+  } map = {calloc(words[3] + 1, sizeof(uint32_t)), words[3]};
+  spv_context context = map.types ? spvContextCreate(environment_of(words[1])) : NULL;
+  if (!context || spvBinaryParse(context, &map, words, num_words, NULL, record_result_type, NULL) != SPV_SUCCESS) {
+    free(map.types);
+    map.types = NULL;
+  }
+  if (context) spvContextDestroy(context);
+  return map.types;
+}

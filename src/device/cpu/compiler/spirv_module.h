@@ -60,6 +60,10 @@ struct kiln_spirv_spec_constant *kiln_spirv_find_spec_constant(struct kiln_spirv
  * parses decimal text and refuses denormals). */
 uint32_t *kiln_spirv_specialize(const struct kiln_spirv_module *module);
 
+/* The result type of every result id (0: none), an array of the module's bound entries
+ * (malloc'd); NULL when out of memory or the words do not parse. */
+uint32_t *kiln_spirv_result_types(const uint32_t *words, size_t num_words);
+
 /* spirv_workarounds.c: the words rewritten where llvm-spirv-15 cannot read valid SPIR-V
  * (same meaning), *out_n of them, malloc'd; NULL when out of memory. */
 uint32_t *kiln_spirv_translator_workarounds(const uint32_t *words, size_t n, size_t *out_n);
