@@ -27,6 +27,8 @@ const struct kiln_extension *const kiln_extensions[] = {
     &kiln_core_khr_integer_dot_product,
     &kiln_core_khr_expect_assume,
     &kiln_core_khr_il_program,
+    &kiln_core_khr_spirv_no_integer_wrap_decoration,
+    &kiln_core_khr_spirv_linkonce_odr,
     &kiln_core_khr_subgroups,
     &kiln_core_khr_subgroup_extended_types,
     &kiln_core_khr_subgroup_non_uniform_vote,

@@ -60,6 +60,18 @@ const struct kiln_extension kiln_core_khr_il_program = {.name = "cl_khr_il_progr
                                                         .available = kiln_il_supported,
                                                         .functions = il_program_functions};
 
+/* SPIR-V extensions a module may use (compiler/spirv_support.c lets them through; the
+ * translator reads them): with IL, like cl_khr_il_program. */
+const struct kiln_extension kiln_core_khr_spirv_no_integer_wrap_decoration = {
+    .name = "cl_khr_spirv_no_integer_wrap_decoration",
+    .version = CL_MAKE_VERSION(1, 0, 0),
+    .scope = KILN_EXTENSION_DEVICE,
+    .available = kiln_il_supported};
+const struct kiln_extension kiln_core_khr_spirv_linkonce_odr = {.name = "cl_khr_spirv_linkonce_odr",
+                                                                .version = CL_MAKE_VERSION(1, 0, 0),
+                                                                .scope = KILN_EXTENSION_DEVICE,
+                                                                .available = kiln_il_supported};
+
 /* Integer builtins (builtins/integer_extensions.cl); the compiler defines their macros
  * (compiler/opencl_c_features.c). */
 LANGUAGE_EXTENSION(kiln_core_khr_extended_bit_ops, "cl_khr_extended_bit_ops");

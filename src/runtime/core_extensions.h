@@ -24,6 +24,8 @@ extern const struct kiln_extension kiln_core_khr_extended_bit_ops;
 extern const struct kiln_extension kiln_core_khr_integer_dot_product;
 extern const struct kiln_extension kiln_core_khr_expect_assume;
 extern const struct kiln_extension kiln_core_khr_il_program;
+extern const struct kiln_extension kiln_core_khr_spirv_no_integer_wrap_decoration;
+extern const struct kiln_extension kiln_core_khr_spirv_linkonce_odr;
 extern const struct kiln_extension kiln_core_khr_subgroups;
 extern const struct kiln_extension kiln_core_khr_subgroup_extended_types;
 extern const struct kiln_extension kiln_core_khr_subgroup_non_uniform_vote;

@@ -105,6 +105,8 @@ static void test_device_queries(void **state) {
     assert_int_equal(CL_MAKE_VERSION(1, i, 0), ils[i].version);
   }
   kiln_test_expect_extension(env->device, "cl_khr_il_program", CL_MAKE_VERSION(1, 0, 0));
+  kiln_test_expect_extension(env->device, "cl_khr_spirv_no_integer_wrap_decoration", CL_MAKE_VERSION(1, 0, 0));
+  kiln_test_expect_extension(env->device, "cl_khr_spirv_linkonce_odr", CL_MAKE_VERSION(1, 0, 0));
   clCreateProgramWithILKHR_fn create = kiln_test_extension_function(env->platform, "clCreateProgramWithILKHR");
   size_t il_size;
   void *il = module_bytes("spec_constants", &il_size);
@@ -1006,6 +1008,8 @@ static void test_no_translator(void **state) {
   assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_ILS_WITH_VERSION, 0, NULL, &size));
   assert_int_equal(0, size);
   assert_false(kiln_test_extension_listed(env->device, "cl_khr_il_program"));
+  assert_false(kiln_test_extension_listed(env->device, "cl_khr_spirv_no_integer_wrap_decoration"));
+  assert_false(kiln_test_extension_listed(env->device, "cl_khr_spirv_linkonce_odr"));
   assert_null(clGetExtensionFunctionAddressForPlatform(env->platform, "clCreateProgramWithILKHR"));
   size_t il_size;
   void *il = module_bytes("spec_constants", &il_size);

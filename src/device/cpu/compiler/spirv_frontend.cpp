@@ -48,6 +48,13 @@ int read_bitcode(const void *bitcode, size_t size, const struct kiln_cl_options 
     module.reset();
     return KILN_COMPILE_FAILED;
   }
+  // SPIR-V's LinkOnceODR exports a definition that other modules may also have: as LLVM's
+  // linkonce_odr, the linker would take it only when the module linked so far calls it
+  // (so an object linked before its user would lose it); weak_odr is always kept, one copy.
+  for (Function &f : *module)
+    if (f.hasLinkOnceODRLinkage()) f.setLinkage(GlobalValue::WeakODRLinkage);
+  for (GlobalVariable &g : module->globals())
+    if (g.hasLinkOnceODRLinkage()) g.setLinkage(GlobalValue::WeakODRLinkage);
   module->setTargetTriple(KILN_CLANG_TRIPLE);
   module->setDataLayout(CLANG_SPIR64_DATA_LAYOUT);
   if (parsed.opt_disable) kiln::add_option(*module, kiln::OPTION_OPT_DISABLE);
