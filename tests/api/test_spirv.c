@@ -105,7 +105,11 @@ static void test_create_errors(void **state) {
   copy[1] = 0x00020000;
   assert_int_equal(CL_INVALID_VALUE, create_status(env, copy, size));
   memcpy(copy, words, size);
-  copy[find_instruction(copy, count, 14 /* OpMemoryModel */) + 1] = 1; /* Physical32 on a 64-bit device */
+  size_t memory_model = find_instruction(copy, count, 14 /* OpMemoryModel */);
+  copy[memory_model + 1] = 1; /* Physical32 on a 64-bit device */
+  assert_int_equal(CL_INVALID_VALUE, create_status(env, copy, size));
+  memcpy(copy, words, size);
+  for (size_t i = 0; i < 3; i++) copy[memory_model + i] = 1u << 16; /* three OpNop instead: no model */
   assert_int_equal(CL_INVALID_VALUE, create_status(env, copy, size));
   memcpy(copy, words, size);
   copy[decorate] = (copy[decorate] & 0xffff0000u) | 0x7ff0; /* an opcode SPIR-V does not have */

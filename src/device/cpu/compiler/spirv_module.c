@@ -167,9 +167,11 @@ int kiln_spirv_module_read(const void *il, size_t length, unsigned address_bits,
                   (unsigned)minor, max_minor);
   else
     status = parse(module, reason);
+  bool has_memory_model = false;
   for (size_t at = 5; status == 0 && at < n;) {
     uint32_t words_here = words[at] >> 16;
     if ((words[at] & 0xffffu) == OP_MEMORY_MODEL && words_here >= 3) {
+      has_memory_model = true;
       uint32_t addressing = words[at + 1], model = words[at + 2];
       uint32_t wanted = address_bits == 64 ? ADDRESSING_PHYSICAL64 : ADDRESSING_PHYSICAL32;
       if (addressing != wanted || model != MEMORY_MODEL_OPENCL)
@@ -179,6 +181,7 @@ int kiln_spirv_module_read(const void *il, size_t length, unsigned address_bits,
     }
     at += words_here ? words_here : n;
   }
+  if (status == 0 && !has_memory_model) status = fail(reason, "the module has no OpMemoryModel");
   if (status == 0) status = read_spec_constants(module, reason);
   if (status != 0) kiln_spirv_module_free(module);
   return status;

@@ -62,8 +62,9 @@ static int run(char *const argv[], char **output, int timeout_ms) {
   double deadline = now_ms() + timeout_ms;
   for (;;) {
     struct pollfd p = {fds[0], POLLIN, 0};
-    int left = (int)(deadline - now_ms());
-    if (left <= 0 || poll(&p, 1, left) == 0) {
+    int left = (int)(deadline - now_ms()), ready = left > 0 ? poll(&p, 1, left) : 0;
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
       timed_out = true;
       kill(pid, SIGKILL);
       break;
@@ -94,8 +95,8 @@ static int run(char *const argv[], char **output, int timeout_ms) {
     strcat(text, "\n(timed out: killed)\n");
     return -1;
   }
-  /* An application that ignores SIGCHLD reaps its children itself: no status to read,
-   * the caller judges by the output file. */
+  /* No status when the application ignores SIGCHLD (the kernel reaps the child) or reaps
+   * every child in a handler of its own: the caller judges by the output file. */
   if (waited < 0) return errno == ECHILD ? 0 : -1;
   if (WIFSIGNALED(status)) {
     snprintf(text + length, 64, "\n(killed by signal %d)\n", WTERMSIG(status));
