@@ -90,8 +90,8 @@ static void test_create_errors(void **state) {
   assert_int_equal(CL_SUCCESS, create_status(env, words, size));
   size_t decorate = find_instruction(words, count, 71 /* OpDecorate */);
   assert_int_equal(CL_INVALID_VALUE, create_status(env, words, (decorate + 2) * 4)); /* cut inside an instruction */
-  assert_int_equal(CL_INVALID_VALUE, create_status(env, words, size - 2));   /* not whole words */
-  assert_int_equal(CL_INVALID_VALUE, create_status(env, words, 16));         /* a header alone, short */
+  assert_int_equal(CL_INVALID_VALUE, create_status(env, words, size - 2));           /* not whole words */
+  assert_int_equal(CL_INVALID_VALUE, create_status(env, words, 16));                 /* a header alone, short */
   static const char text[] = "kernel void k(global int *p) { *p = 1; }";
   assert_int_equal(CL_INVALID_VALUE, create_status(env, text, sizeof text - 1)); /* source is no IL */
 
@@ -128,8 +128,7 @@ static void test_create_errors(void **state) {
   }
 
   /* The other byte order is SPIR-V too, and builds and runs. */
-  for (size_t i = 0; i < count; i++)
-    copy[i] = __builtin_bswap32(words[i]);
+  for (size_t i = 0; i < count; i++) copy[i] = __builtin_bswap32(words[i]);
   cl_program swapped = clCreateProgramWithIL(env->context, copy, size, &err);
   assert_cl_success(err);
   build(env, swapped, "");
@@ -212,8 +211,8 @@ static void test_spec_constants(void **state) {
   cl_ulong out[9];
   build(env, program, "");
   run_spec_constants(env, program, out);
-  const cl_ulong defaults[8] = {1, 200, 1000, 123456, 4886718345ull, 0x3e00 /* half 1.5 */, bits_of_float(2.5f),
-                                bits_of_double(-0.125)};
+  const cl_ulong defaults[8] = {
+      1, 200, 1000, 123456, 4886718345ull, 0x3e00 /* half 1.5 */, bits_of_float(2.5f), bits_of_double(-0.125)};
   assert_memory_equal(defaults, out, sizeof defaults);
 
   /* Set every one (a float denormal and a NaN payload stay bit-exact), rebuild. */
@@ -222,8 +221,8 @@ static void test_spec_constants(void **state) {
   cl_ushort u16 = 65535;
   cl_uint u32 = 0xdeadbeef;
   cl_ulong u64 = 0xfedcba9876543210ull;
-  cl_ushort h = 0x7bff; /* the largest half */
-  cl_uint f = 0x00000001; /* the smallest float denormal */
+  cl_ushort h = 0x7bff;               /* the largest half */
+  cl_uint f = 0x00000001;             /* the smallest float denormal */
   cl_ulong d = 0x7ff8000000000123ull; /* a NaN with a payload */
   assert_cl_success(clSetProgramSpecializationConstant(program, 1, 1, &no));
   assert_cl_success(clSetProgramSpecializationConstant(program, 2, 1, &u8));
@@ -368,8 +367,8 @@ static void test_binary_of_il_build(void **state) {
   unsigned char *binary = malloc(size);
   assert_cl_success(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL));
   cl_int err, status;
-  cl_program reloaded = clCreateProgramWithBinary(env->context, 1, &env->device, &size,
-                                                  (const unsigned char **)&binary, &status, &err);
+  cl_program reloaded =
+      clCreateProgramWithBinary(env->context, 1, &env->device, &size, (const unsigned char **)&binary, &status, &err);
   assert_cl_success(err);
   build(env, reloaded, NULL);
   cl_ulong out[9];
@@ -506,7 +505,8 @@ static void test_crashing_translator(void **state) {
   expect_build_failure(env, "spec_constants", "killed by signal 11");
   /* Compile fails the same way, and the process goes on: another build, the same. */
   cl_program program = il_program(env, "kernels");
-  assert_int_equal(CL_COMPILE_PROGRAM_FAILURE, clCompileProgram(program, 1, &env->device, "", 0, NULL, NULL, NULL, NULL));
+  assert_int_equal(CL_COMPILE_PROGRAM_FAILURE,
+                   clCompileProgram(program, 1, &env->device, "", 0, NULL, NULL, NULL, NULL));
   char *log = build_log(env, program);
   assert_non_null(strstr(log, "translator refused the module"));
   free(log);
@@ -528,11 +528,15 @@ int main(int argc, char **argv) {
   setenv("KILN_CACHE_DIR", cache_dir, 1);
   unsetenv("KILN_CACHE");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_device_queries),      cmocka_unit_test(test_create_errors),
+      cmocka_unit_test(test_device_queries),
+      cmocka_unit_test(test_create_errors),
       cmocka_unit_test(test_program_queries),
-      cmocka_unit_test(test_spec_constants),      cmocka_unit_test(test_spec_constant_errors),
-      cmocka_unit_test(test_kernel_arg_info),     cmocka_unit_test(test_compile_and_link_with_source),
-      cmocka_unit_test(test_binary_of_il_build),  cmocka_unit_test(test_build_failures),
+      cmocka_unit_test(test_spec_constants),
+      cmocka_unit_test(test_spec_constant_errors),
+      cmocka_unit_test(test_kernel_arg_info),
+      cmocka_unit_test(test_compile_and_link_with_source),
+      cmocka_unit_test(test_binary_of_il_build),
+      cmocka_unit_test(test_build_failures),
       cmocka_unit_test(test_cache),
   };
   int failed = cmocka_run_group_tests(tests, kiln_test_env_setup, kiln_test_env_teardown);

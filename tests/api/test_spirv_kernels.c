@@ -128,11 +128,16 @@ static void test_kernels_match_source(void **state) {
     size_t local;
     bool floats;
   } cases[] = {
-      {"arithmetic", args_arithmetic, 2, 8, false}, {"math", args_math, 1, 8, true},
-      {"doubles", args_doubles, 1, 8, false},       {"reduce_local", args_reduce, 1, 16, false},
-      {"atomics", args_atomics, 0, 16, false},      {"vectors", args_vectors, 1, 8, true},
-      {"vectors", args_vectors, 2, 8, false},       {"vectors", args_vectors, 3, 8, true},
-      {"structs", args_structs, 1, 8, true},        {"structs", args_structs, 0, 8, false},
+      {"arithmetic", args_arithmetic, 2, 8, false},
+      {"math", args_math, 1, 8, true},
+      {"doubles", args_doubles, 1, 8, false},
+      {"reduce_local", args_reduce, 1, 16, false},
+      {"atomics", args_atomics, 0, 16, false},
+      {"vectors", args_vectors, 1, 8, true},
+      {"vectors", args_vectors, 2, 8, false},
+      {"vectors", args_vectors, 3, 8, true},
+      {"structs", args_structs, 1, 8, true},
+      {"structs", args_structs, 0, 8, false},
       {"generic_pointers", args_generic, 1, 16, false},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -150,7 +155,8 @@ static void test_kernels_match_source(void **state) {
       expect_close_floats(from_il, from_source, bytes / sizeof(float));
     else if (strcmp(cases[c].name, "doubles") == 0)
       for (size_t i = 0; i < N; i++)
-        assert_true(fabs(((double *)from_il)[i] - ((double *)from_source)[i]) <= 1e-12 * fmax(1, fabs(((double *)from_il)[i])));
+        assert_true(fabs(((double *)from_il)[i] - ((double *)from_source)[i]) <=
+                    1e-12 * fmax(1, fabs(((double *)from_il)[i])));
     else if (memcmp(from_il, from_source, bytes) != 0)
       fail_msg("kernel %s: IL and source results differ", cases[c].name);
 
@@ -196,7 +202,6 @@ static void test_kernels_match_source(void **state) {
   assert_cl_success(clReleaseProgram(il));
   assert_cl_success(clReleaseProgram(source));
 }
-
 
 /* ---- OpenCL C 2.0 features: groups, half, events, pipes, device enqueue, images ---- */
 
@@ -262,10 +267,8 @@ static void run_features(struct kiln_test_env *env, cl_program program, struct f
   clReleaseKernel(k);
   clReleaseMemObject(pipe);
 
-  cl_queue_properties device_queue[] = {CL_QUEUE_PROPERTIES,
-                                        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_ON_DEVICE |
-                                            CL_QUEUE_ON_DEVICE_DEFAULT,
-                                        0};
+  cl_queue_properties device_queue[] = {
+      CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT, 0};
   cl_command_queue on_device = clCreateCommandQueueWithProperties(env->context, env->device, device_queue, &err);
   assert_cl_success(err);
   cl_mem enqueued = make_buffer(env, NULL, sizeof r->enqueued);
@@ -311,7 +314,8 @@ static void run_features(struct kiln_test_env *env, cl_program program, struct f
   cl_mem buffer_image = clCreateImage(env->context, CL_MEM_READ_ONLY, &format, &buffer_desc, NULL, &err);
   assert_cl_success(err);
   cl_image_desc line_desc = {.image_type = CL_MEM_OBJECT_IMAGE1D, .image_width = 8};
-  cl_mem line = clCreateImage(env->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &line_desc, pixels + 64, &err);
+  cl_mem line =
+      clCreateImage(env->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &line_desc, pixels + 64, &err);
   assert_cl_success(err);
   cl_mem out_line = clCreateImage(env->context, CL_MEM_WRITE_ONLY, &format, &line_desc, NULL, &err);
   assert_cl_success(err);
@@ -332,7 +336,8 @@ static void run_features(struct kiln_test_env *env, cl_program program, struct f
   assert_cl_success(clEnqueueReadImage(env->queue, rw, CL_TRUE, origin, rw_region, 0, 0, r->rw, 0, NULL, NULL));
   read_back(env, counters, r->counters, sizeof r->counters);
   read_back(env, more_out, r->more, sizeof r->more);
-  assert_cl_success(clEnqueueReadImage(env->queue, out_line, CL_TRUE, origin, rw_region, 0, 0, r->out_line, 0, NULL, NULL));
+  assert_cl_success(
+      clEnqueueReadImage(env->queue, out_line, CL_TRUE, origin, rw_region, 0, 0, r->out_line, 0, NULL, NULL));
   read_back(env, out_backing, r->out_buffer_image, sizeof r->out_buffer_image);
   clReleaseMemObject(out_line);
   clReleaseMemObject(out_buffer_image);

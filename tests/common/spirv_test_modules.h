@@ -73,8 +73,8 @@ static inline char *build_log(struct kiln_test_env *env, cl_program program) {
 
 static inline cl_mem make_buffer(struct kiln_test_env *env, const void *data, size_t size) {
   cl_int err;
-  cl_mem buffer = clCreateBuffer(env->context, CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), size,
-                                 (void *)data, &err);
+  cl_mem buffer =
+      clCreateBuffer(env->context, CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), size, (void *)data, &err);
   assert_cl_success(err);
   if (!data) {
     static const unsigned char zero = 0;

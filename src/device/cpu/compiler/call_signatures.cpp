@@ -17,9 +17,7 @@ using namespace llvm;
 
 namespace {
 
-bool same_but_address_spaces(Type *a, Type *b) {
-  return a == b || (a->isPointerTy() && b->isPointerTy());
-}
+bool same_but_address_spaces(Type *a, Type *b) { return a == b || (a->isPointerTy() && b->isPointerTy()); }
 
 bool repairable(FunctionType *call, FunctionType *callee) {
   if (call->getNumParams() != callee->getNumParams() || call->isVarArg() != callee->isVarArg()) return false;
@@ -29,7 +27,7 @@ bool repairable(FunctionType *call, FunctionType *callee) {
   return true;
 }
 
-}  // namespace
+} // namespace
 
 namespace kiln {
 
@@ -38,7 +36,7 @@ void match_call_signatures(Module &m) {
   for (Function &f : m)
     for (Instruction &i : instructions(f))
       if (auto *call = dyn_cast<CallInst>(&i))
-        if (auto *callee = dyn_cast<Function>(call->getCalledOperand()))  // getCalledFunction(): null when mismatched
+        if (auto *callee = dyn_cast<Function>(call->getCalledOperand())) // getCalledFunction(): null when mismatched
           if (call->getFunctionType() != callee->getFunctionType() &&
               repairable(call->getFunctionType(), callee->getFunctionType()))
             calls.push_back(call);
@@ -66,4 +64,4 @@ void match_call_signatures(Module &m) {
   }
 }
 
-}  // namespace kiln
+} // namespace kiln

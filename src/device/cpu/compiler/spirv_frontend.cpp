@@ -70,7 +70,7 @@ int read_bitcode(const void *bitcode, size_t size, const struct kiln_cl_options 
   return KILN_COMPILE_OK;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int kiln_compiler_compile_il(const struct kiln_spirv_module *il, const char *options, kiln_module **out,
                                         char **log) {

@@ -25,27 +25,30 @@ enum {
   MEMORY_MODEL_OPENCL = 2,
 };
 
-static int fail(char **reason, const char *format, ...) {
+int kiln_spirv_fail(char **message, const char *format, ...) {
   char buffer[512];
   va_list args;
   va_start(args, format);
   vsnprintf(buffer, sizeof buffer, format, args);
   va_end(args);
-  *reason = strdup(buffer);
+  *message = strdup(buffer);
   return -1;
 }
 
-static uint32_t byte_swap(uint32_t w) {
-  return (w >> 24) | ((w >> 8) & 0xff00u) | ((w << 8) & 0xff0000u) | (w << 24);
-}
+static uint32_t byte_swap(uint32_t w) { return (w >> 24) | ((w >> 8) & 0xff00u) | ((w << 8) & 0xff0000u) | (w << 24); }
 
 static spv_target_env environment_of(uint32_t version) {
   switch ((version >> 8) & 0xff) {
-  case 0: return SPV_ENV_UNIVERSAL_1_0;
-  case 1: return SPV_ENV_UNIVERSAL_1_1;
-  case 2: return SPV_ENV_UNIVERSAL_1_2;
-  case 3: return SPV_ENV_UNIVERSAL_1_3;
-  default: return SPV_ENV_UNIVERSAL_1_4;
+  case 0:
+    return SPV_ENV_UNIVERSAL_1_0;
+  case 1:
+    return SPV_ENV_UNIVERSAL_1_1;
+  case 2:
+    return SPV_ENV_UNIVERSAL_1_2;
+  case 3:
+    return SPV_ENV_UNIVERSAL_1_3;
+  default:
+    return SPV_ENV_UNIVERSAL_1_4;
   }
 }
 
@@ -53,13 +56,13 @@ static spv_target_env environment_of(uint32_t version) {
  * operands well-formed, ids within the bound. */
 static int parse(const struct kiln_spirv_module *module, char **reason) {
   spv_context context = spvContextCreate(environment_of(module->version));
-  if (!context) return fail(reason, "out of memory reading the module");
+  if (!context) return kiln_spirv_fail(reason, "out of memory reading the module");
   spv_diagnostic diagnostic = NULL;
   spv_result_t result = spvBinaryParse(context, NULL, module->words, module->num_words, NULL, NULL, &diagnostic);
   int status = 0;
   if (result != SPV_SUCCESS)
-    status = fail(reason, "malformed SPIR-V (word %zu): %s", diagnostic ? diagnostic->position.index : 0,
-                  diagnostic && diagnostic->error ? diagnostic->error : "cannot parse");
+    status = kiln_spirv_fail(reason, "malformed SPIR-V (word %zu): %s", diagnostic ? diagnostic->position.index : 0,
+                             diagnostic && diagnostic->error ? diagnostic->error : "cannot parse");
   spvDiagnosticDestroy(diagnostic);
   spvContextDestroy(context);
   return status;
@@ -106,7 +109,7 @@ static int read_spec_constants(struct kiln_spirv_module *module, char **reason) 
   struct kiln_spirv_spec_constant *constants = calloc(n / 3 + 1, sizeof *constants);
   if (!types || !spec_ids || !constants) {
     free(types), free(spec_ids), free(constants);
-    return fail(reason, "out of memory reading the module");
+    return kiln_spirv_fail(reason, "out of memory reading the module");
   }
   size_t count = 0;
   for (size_t at = 5; at < n;) {
@@ -148,10 +151,11 @@ int kiln_spirv_module_read(const void *il, size_t length, unsigned address_bits,
                            struct kiln_spirv_module *module, char **reason) {
   memset(module, 0, sizeof *module);
   *reason = NULL;
-  if (length % 4 || length < 20) return fail(reason, "%zu bytes are not a SPIR-V module (a header and whole words)", length);
+  if (length % 4 || length < 20)
+    return kiln_spirv_fail(reason, "%zu bytes are not a SPIR-V module (a header and whole words)", length);
   size_t n = length / 4;
   uint32_t *words = malloc(length);
-  if (!words) return fail(reason, "out of memory reading the module");
+  if (!words) return kiln_spirv_fail(reason, "out of memory reading the module");
   memcpy(words, il, length);
   if (words[0] == byte_swap(KILN_SPIRV_MAGIC))
     for (size_t i = 0; i < n; i++) words[i] = byte_swap(words[i]);
@@ -161,10 +165,10 @@ int kiln_spirv_module_read(const void *il, size_t length, unsigned address_bits,
   int status = 0;
   uint32_t major = (words[1] >> 16) & 0xff, minor = (words[1] >> 8) & 0xff;
   if (words[0] != KILN_SPIRV_MAGIC)
-    status = fail(reason, "not SPIR-V: magic number 0x%08x", (unsigned)words[0]);
+    status = kiln_spirv_fail(reason, "not SPIR-V: magic number 0x%08x", (unsigned)words[0]);
   else if (major != 1 || minor > max_minor || (words[1] & 0xff0000ffu) != 0)
-    status = fail(reason, "SPIR-V version %u.%u is not one the device accepts (1.0 to 1.%u)", (unsigned)major,
-                  (unsigned)minor, max_minor);
+    status = kiln_spirv_fail(reason, "SPIR-V version %u.%u is not one the device accepts (1.0 to 1.%u)",
+                             (unsigned)major, (unsigned)minor, max_minor);
   else
     status = parse(module, reason);
   bool has_memory_model = false;
@@ -175,13 +179,14 @@ int kiln_spirv_module_read(const void *il, size_t length, unsigned address_bits,
       uint32_t addressing = words[at + 1], model = words[at + 2];
       uint32_t wanted = address_bits == 64 ? ADDRESSING_PHYSICAL64 : ADDRESSING_PHYSICAL32;
       if (addressing != wanted || model != MEMORY_MODEL_OPENCL)
-        status = fail(reason, "the module's memory model (addressing %u, model %u) is not the device's (Physical%u OpenCL)",
-                      (unsigned)addressing, (unsigned)model, address_bits);
+        status = kiln_spirv_fail(
+            reason, "the module's memory model (addressing %u, model %u) is not the device's (Physical%u OpenCL)",
+            (unsigned)addressing, (unsigned)model, address_bits);
       break;
     }
     at += words_here ? words_here : n;
   }
-  if (status == 0 && !has_memory_model) status = fail(reason, "the module has no OpMemoryModel");
+  if (status == 0 && !has_memory_model) status = kiln_spirv_fail(reason, "the module has no OpMemoryModel");
   if (status == 0) status = read_spec_constants(module, reason);
   if (status != 0) kiln_spirv_module_free(module);
   return status;
@@ -228,7 +233,8 @@ static spv_result_t record_result_type(void *user_data, const spv_parsed_instruc
     uint32_t *types;
     uint32_t bound;
   } *map = user_data;
-  if (instruction->result_id && instruction->result_id < map->bound) map->types[instruction->result_id] = instruction->type_id;
+  if (instruction->result_id && instruction->result_id < map->bound)
+    map->types[instruction->result_id] = instruction->type_id;
   return SPV_SUCCESS;
 }
 

@@ -25,18 +25,18 @@ extern "C" {
 /* One OpSpecConstant / OpSpecConstantTrue / OpSpecConstantFalse with a SpecId. */
 struct kiln_spirv_spec_constant {
   uint32_t spec_id;
-  uint32_t size;      /* bytes clSetProgramSpecializationConstant takes: 1 for a bool */
+  uint32_t size; /* bytes clSetProgramSpecializationConstant takes: 1 for a bool */
   bool is_bool;
-  bool is_signed;     /* a signed integer: narrow values are sign-extended in the word */
-  size_t at;          /* the instruction's index in `words` */
-  bool set;           /* given by clSetProgramSpecializationConstant */
-  uint64_t value;     /* its bytes, zero-extended, when set */
+  bool is_signed; /* a signed integer: narrow values are sign-extended in the word */
+  size_t at;      /* the instruction's index in `words` */
+  bool set;       /* given by clSetProgramSpecializationConstant */
+  uint64_t value; /* its bytes, zero-extended, when set */
 };
 
 struct kiln_spirv_module {
-  uint32_t *words;    /* the module in host byte order (malloc'd) */
+  uint32_t *words; /* the module in host byte order (malloc'd) */
   size_t num_words;
-  uint32_t version;   /* header form: 0x00010300 is SPIR-V 1.3 */
+  uint32_t version;                                /* header form: 0x00010300 is SPIR-V 1.3 */
   struct kiln_spirv_spec_constant *spec_constants; /* malloc'd, or NULL */
   size_t num_spec_constants;
 };
@@ -50,6 +50,9 @@ void kiln_spirv_module_free(struct kiln_spirv_module *module);
 
 /* 0 when SPIRV-Tools' validator accepts the module; else -1 and *message (malloc'd) says why. */
 int kiln_spirv_validate(const struct kiln_spirv_module *module, char **message);
+
+/* Sets *message to the formatted text (malloc'd; NULL when out of memory); returns -1. */
+int kiln_spirv_fail(char **message, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* The module's constant with `spec_id`, or NULL. */
 struct kiln_spirv_spec_constant *kiln_spirv_find_spec_constant(struct kiln_spirv_module *module, uint32_t spec_id);

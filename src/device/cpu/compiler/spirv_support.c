@@ -5,7 +5,6 @@
  * build with a log line that names it. */
 #include "device/cpu/compiler/spirv_module.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +16,28 @@ static const struct {
   unsigned value;
   const char *name;
 } capabilities[] = {
-    {4, "Addresses"},   {5, "Linkage"},       {6, "Kernel"},         {7, "Vector16"},
-    {8, "Float16Buffer"}, {9, "Float16"},     {10, "Float64"},       {11, "Int64"},
-    {12, "Int64Atomics"}, {13, "ImageBasic"}, {14, "ImageReadWrite"}, {17, "Pipes"},
-    {18, "Groups"},     {19, "DeviceEnqueue"}, {20, "LiteralSampler"}, {22, "Int16"},
-    {38, "GenericPointer"}, {39, "Int8"},     {43, "Sampled1D"},     {44, "Image1D"},
-    {46, "SampledBuffer"}, {47, "ImageBuffer"},
+    {4, "Addresses"},
+    {5, "Linkage"},
+    {6, "Kernel"},
+    {7, "Vector16"},
+    {8, "Float16Buffer"},
+    {9, "Float16"},
+    {10, "Float64"},
+    {11, "Int64"},
+    {12, "Int64Atomics"},
+    {13, "ImageBasic"},
+    {14, "ImageReadWrite"},
+    {17, "Pipes"},
+    {18, "Groups"},
+    {19, "DeviceEnqueue"},
+    {20, "LiteralSampler"},
+    {22, "Int16"},
+    {38, "GenericPointer"},
+    {39, "Int8"},
+    {43, "Sampled1D"},
+    {44, "Image1D"},
+    {46, "SampledBuffer"},
+    {47, "ImageBuffer"},
     {5629, "ExpectAssumeKHR"},
 };
 
@@ -33,16 +48,6 @@ static const char *const extensions[] = {
 };
 
 static const char *const instruction_sets[] = {"OpenCL.std", "OpenCL.DebugInfo.100"};
-
-static int refuse(char **log_line, const char *format, ...) {
-  char buffer[256];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(buffer, sizeof buffer, format, args);
-  va_end(args);
-  *log_line = strdup(buffer);
-  return -1;
-}
 
 /* A literal string operand, if NUL-terminated within `words` words. */
 static const char *literal(const uint32_t *operand, size_t words) {
@@ -65,24 +70,28 @@ int kiln_spirv_check_support(const struct kiln_spirv_module *module, char **log_
     const uint32_t *operands = w + at + 1;
     if (op == OP_CAPABILITY && words >= 2) {
       bool known = false;
-      for (size_t i = 0; i < sizeof capabilities / sizeof capabilities[0]; i++) known |= capabilities[i].value == operands[0];
-      if (!known) return refuse(log_line, "error: SPIR-V capability %u is not supported by this device", (unsigned)operands[0]);
+      for (size_t i = 0; i < sizeof capabilities / sizeof capabilities[0]; i++)
+        known |= capabilities[i].value == operands[0];
+      if (!known)
+        return kiln_spirv_fail(log_line, "error: SPIR-V capability %u is not supported by this device",
+                               (unsigned)operands[0]);
     }
     if (op == OP_EXTENSION && words >= 2) {
       const char *name = literal(operands, words - 1);
       if (!name || !listed(extensions, sizeof extensions / sizeof extensions[0], name))
-        return refuse(log_line, "error: SPIR-V extension %s is not supported by this device", name ? name : "?");
+        return kiln_spirv_fail(log_line, "error: SPIR-V extension %s is not supported by this device",
+                               name ? name : "?");
     }
     if (op == OP_EXT_INST_IMPORT && words >= 3) {
       const char *name = literal(operands + 1, words - 2);
       if (!name || !listed(instruction_sets, sizeof instruction_sets / sizeof instruction_sets[0], name))
-        return refuse(log_line, "error: SPIR-V extended instruction set %s is not supported by this device",
-                      name ? name : "?");
+        return kiln_spirv_fail(log_line, "error: SPIR-V extended instruction set %s is not supported by this device",
+                               name ? name : "?");
     }
     if (op == OP_EXECUTION_MODE && words >= 3 && (operands[1] == MODE_INITIALIZER || operands[1] == MODE_FINALIZER))
-      return refuse(log_line,
-                    "error: SPIR-V execution mode %s (program-scope constructors or destructors) is not supported",
-                    operands[1] == MODE_INITIALIZER ? "Initializer" : "Finalizer");
+      return kiln_spirv_fail(
+          log_line, "error: SPIR-V execution mode %s (program-scope constructors or destructors) is not supported",
+          operands[1] == MODE_INITIALIZER ? "Initializer" : "Finalizer");
     at += words;
   }
   return 0;

@@ -23,7 +23,7 @@
 
 /* A translation that runs longer than this is killed (a build failure, not a hang). */
 #define TRANSLATE_TIMEOUT_MS (300 * 1000)
-#define OUTPUT_LIMIT (1u << 20) /* of its messages kept for the log */
+#define OUTPUT_LIMIT         (1u << 20) /* of its messages kept for the log */
 
 extern char **environ;
 
@@ -197,8 +197,8 @@ int kiln_spirv_translate(const uint32_t *words, size_t num_words, void **bitcode
     /* CL2.0: SPIR-V's scoped atomics and group operations become OpenCL C 2.0 builtins
      * (atomic_*_explicit, work_group_*), which the builtin library defines. Argument
      * names come from OpName, for clGetKernelArgInfo. */
-    char *argv[] = {(char *)t->path, "-r", "--spirv-target-env=CL2.0", "--spirv-gen-kernel-arg-name-md",
-                    in, "-o", out, NULL};
+    char *argv[] = {
+        (char *)t->path, "-r", "--spirv-target-env=CL2.0", "--spirv-gen-kernel-arg-name-md", in, "-o", out, NULL};
     char *output = NULL;
     int code = run(argv, &output, TRANSLATE_TIMEOUT_MS);
     if (code == 0) *bitcode = read_file(out, size);

@@ -101,7 +101,8 @@ static bool is_packed(const uint32_t *words, size_t n, uint32_t type) {
   for (size_t at = 5; at < n;) {
     uint32_t count = words[at] >> 16;
     if (count == 0 || at + count > n) break;
-    if ((words[at] & 0xffffu) == OP_DECORATE && count >= 3 && words[at + 1] == type && words[at + 2] == DECORATION_CPACKED)
+    if ((words[at] & 0xffffu) == OP_DECORATE && count >= 3 && words[at + 1] == type &&
+        words[at + 2] == DECORATION_CPACKED)
       return true;
     at += count;
   }
@@ -353,9 +354,8 @@ uint32_t *kiln_spirv_translator_workarounds(const uint32_t *words, size_t n, siz
         continue;
       }
     }
-    size_t rewritten = op == OP_CONSTANT_NULL && count == 3
-                           ? rewrite_null(words, n, at, zeros, &num_zeros, &bound, out + written)
-                           : 0;
+    size_t rewritten =
+        op == OP_CONSTANT_NULL && count == 3 ? rewrite_null(words, n, at, zeros, &num_zeros, &bound, out + written) : 0;
     if (!rewritten) {
       memcpy(out + written, words + at, count * sizeof *out);
       rewritten = count;
