@@ -19,10 +19,50 @@
 static inline int bt_setup(void **state) { return kiln_test_env_setup(state); }
 static inline int bt_teardown(void **state) { return kiln_test_env_teardown(state); }
 
+/* KILN_TEST_VIA_SPIRV=1 (the *_spirv tests of tests/CMakeLists.txt): the program is built
+ * from the SPIR-V that clang-15 and llvm-spirv-15 make of the source with the same options
+ * (as an offline compiler would), not from the source: every builtin the suite calls then
+ * reaches Kiln as the translator writes it (OpenCL.std instructions and the rest). */
+static inline cl_program bt_program_via_spirv(struct kiln_test_env *env, const char *source, const char *options) {
+  char dir[] = "/tmp/kiln-bt-spirv-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[256], command[4096];
+  snprintf(path, sizeof path, "%s/program.cl", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(source, f);
+  fclose(f);
+  /* -O0: the builtin calls stay calls, for Kiln's library to answer. */
+  snprintf(command, sizeof command,
+           "clang-15 -target spir64-unknown-unknown -O0 -emit-llvm -c -Xclang -finclude-default-header %s "
+           "%s/program.cl -o %s/program.bc && llvm-spirv-15 --spirv-max-version=1.3 %s/program.bc -o %s/program.spv",
+           options ? options : "", dir, dir, dir, dir);
+  if (system(command) != 0) fail_msg("clang-15 / llvm-spirv-15 failed: %s", command);
+  snprintf(path, sizeof path, "%s/program.spv", dir);
+  f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  rewind(f);
+  void *il = malloc((size_t)size);
+  assert_int_equal((size_t)size, fread(il, 1, (size_t)size, f));
+  fclose(f);
+  snprintf(command, sizeof command, "rm -rf %s", dir);
+  assert_int_equal(0, system(command));
+  cl_int err;
+  cl_program program = clCreateProgramWithIL(env->context, il, (size_t)size, &err);
+  free(il);
+  assert_cl_success(err);
+  return program;
+}
+
 static inline cl_program bt_build(struct kiln_test_env *env, const char *source, const char *options) {
   cl_int err;
-  cl_program program = clCreateProgramWithSource(env->context, 1, &source, NULL, &err);
-  assert_cl_success(err);
+  const char *via = getenv("KILN_TEST_VIA_SPIRV");
+  bool via_spirv = via && strcmp(via, "1") == 0;
+  cl_program program = via_spirv ? bt_program_via_spirv(env, source, options)
+                                 : clCreateProgramWithSource(env->context, 1, &source, NULL, &err);
+  if (!via_spirv) assert_cl_success(err);
   err = clBuildProgram(program, 1, &env->device, options, NULL, NULL);
   if (err != CL_SUCCESS) {
     size_t size = 0;
