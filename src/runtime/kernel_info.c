@@ -198,8 +198,8 @@ CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
   }
   case CL_KERNEL_MAX_NUM_SUB_GROUPS:
     KILN_INFO_VALUE(size_t, kiln_kernel_max_work_group_size(kernel));
-  case CL_KERNEL_COMPILE_NUM_SUB_GROUPS: /* no attribute sets it in OpenCL C */
-    KILN_INFO_VALUE(size_t, 0);
+  case CL_KERNEL_COMPILE_NUM_SUB_GROUPS: /* SPIR-V's SubgroupsPerWorkgroup; nothing sets it in OpenCL C */
+    KILN_INFO_VALUE(size_t, kernel->desc->compile_num_sub_groups);
   case CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL: /* cl_intel_required_subgroup_size */
     KILN_INFO_VALUE(size_t, kernel->desc->required_sub_group_size);
   default:

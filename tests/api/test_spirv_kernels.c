@@ -5,9 +5,10 @@
  * kind with literal and argument samplers, 64-bit atomics) gives the same results from the
  * SPIR-V clang-15 and llvm-spirv-15 make of it as from source, and the host's. What
  * llvm-spirv-15 cannot read runs once rewritten (a shuffle of vectors of two lengths,
- * composites constructed from values, OpSizeOf). */
+ * composites constructed from values, OpSizeOf, SubgroupDispatch's queries). */
 #include "spirv_test_modules.h"
 
+#include <CL/cl_ext.h>
 #include <math.h>
 
 #define N 64
@@ -431,6 +432,30 @@ static void test_translator_workarounds(void **state) {
   assert_memory_equal(want_pair, pair, sizeof pair);
   clReleaseMemObject(out);
   clReleaseMemObject(pairs);
+  clReleaseKernel(kernel);
+  assert_cl_success(clReleaseProgram(program));
+
+  /* SubgroupDispatch: the queries, and the execution mode as the kernel's query answers. */
+  program = il_program(env, "sub_group_dispatch");
+  build(env, program, "");
+  kernel = kernel_of(program, "k");
+  out = make_buffer(env, NULL, 3 * sizeof(cl_uint));
+  assert_cl_success(clSetKernelArg(kernel, 0, sizeof out, &out));
+  run_1d(env, kernel, 1, 0);
+  cl_uint dispatch[3];
+  read_back(env, out, dispatch, sizeof dispatch);
+  size_t max_work_group = 0, compile_num = 0, required_size = 0;
+  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_work_group, &max_work_group, NULL));
+  assert_int_equal(max_work_group, dispatch[0]);
+  assert_int_equal(4, dispatch[1]);
+  assert_int_equal(0, dispatch[2]);
+  assert_cl_success(clGetKernelSubGroupInfo(kernel, env->device, CL_KERNEL_COMPILE_NUM_SUB_GROUPS, 0, NULL,
+                                            sizeof compile_num, &compile_num, NULL));
+  assert_int_equal(4, compile_num);
+  assert_cl_success(clGetKernelSubGroupInfo(kernel, env->device, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0, NULL,
+                                            sizeof required_size, &required_size, NULL));
+  assert_int_equal(1, required_size);
+  clReleaseMemObject(out);
   clReleaseKernel(kernel);
   assert_cl_success(clReleaseProgram(program));
 

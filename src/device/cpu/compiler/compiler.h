@@ -91,6 +91,7 @@ struct kiln_kernel_desc {
   uint64_t reqd_work_group_size[3];  /* 0,0,0 when not given */
   uint64_t work_group_size_hint[3];  /* 0,0,0 when not given */
   uint32_t required_sub_group_size;  /* intel_reqd_sub_group_size, 0 when not given */
+  uint32_t compile_num_sub_groups;   /* SPIR-V's SubgroupsPerWorkgroup, 0 when not given */
   const char *attributes;         /* CL_KERNEL_ATTRIBUTES text */
   bool uses_barriers;               /* barriers, or work-group collective functions (barriers inside) */
   bool uses_work_group_scratch;     /* work-group collective functions: launches add their scratch */

@@ -40,6 +40,9 @@ namespace kiln {
 // SPIR address spaces (clang_flags.h).
 enum : unsigned { AS_PRIVATE = 0, AS_GLOBAL = 1, AS_CONSTANT = 2, AS_LOCAL = 3, AS_GENERIC = 4 };
 
+// Kernel metadata: SPIR-V's SubgroupsPerWorkgroup (spirv_frontend.cpp), an i32.
+constexpr const char *SUB_GROUPS_PER_WORK_GROUP_METADATA = "kiln.sub_groups_per_work_group";
+
 // Named metadata carrying the compile options that matter after compilation.
 constexpr const char *OPTIONS_METADATA = "kiln.options";
 constexpr const char *OPTION_OPT_DISABLE = "opt-disable";

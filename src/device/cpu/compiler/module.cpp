@@ -395,6 +395,8 @@ bool describe_kernel(kiln_module &m, Function &f, std::string &error) {
       return false;
     }
   }
+  if (const MDNode *s = f.getMetadata(kiln::SUB_GROUPS_PER_WORK_GROUP_METADATA))
+    d.compile_num_sub_groups = (uint32_t)md_int(s, 0, 0);
   if (const MDNode *h = f.getMetadata("work_group_size_hint")) {
     for (unsigned i = 0; i < 3; i++) d.work_group_size_hint[i] = md_int(h, i, 1);
     if (!attributes.empty()) attributes += " ";

@@ -10,6 +10,7 @@
 #include "device/cpu/compiler/spirv_translator.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -26,8 +27,8 @@ namespace {
 constexpr const char *CLANG_SPIR64_DATA_LAYOUT =
     "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1";
 
-int read_bitcode(const void *bitcode, size_t size, const struct kiln_cl_options &parsed, kiln_module **out,
-                 std::string &log) {
+int read_bitcode(const void *bitcode, size_t size, const struct kiln_cl_options &parsed,
+                 const struct kiln_spirv_module *il, kiln_module **out, std::string &log) {
   auto context = std::make_unique<LLVMContext>();
   kiln::LlvmDiagnostics diagnostics;
   kiln::collect_llvm_diagnostics(*context, &diagnostics);
@@ -55,6 +56,12 @@ int read_bitcode(const void *bitcode, size_t size, const struct kiln_cl_options 
     if (f.hasLinkOnceODRLinkage()) f.setLinkage(GlobalValue::WeakODRLinkage);
   for (GlobalVariable &g : module->globals())
     if (g.hasLinkOnceODRLinkage()) g.setLinkage(GlobalValue::WeakODRLinkage);
+  // SubgroupsPerWorkgroup, which the translator drops: CL_KERNEL_COMPILE_NUM_SUB_GROUPS.
+  for (Function &f : *module)
+    if (f.getCallingConv() == CallingConv::SPIR_KERNEL)
+      if (uint32_t n = kiln_spirv_sub_groups_per_work_group(il, f.getName().str().c_str()))
+        f.setMetadata(kiln::SUB_GROUPS_PER_WORK_GROUP_METADATA,
+                      MDNode::get(*context, ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(*context), n))));
   module->setTargetTriple(KILN_CLANG_TRIPLE);
   module->setDataLayout(CLANG_SPIR64_DATA_LAYOUT);
   if (parsed.opt_disable) kiln::add_option(*module, kiln::OPTION_OPT_DISABLE);
@@ -113,7 +120,7 @@ extern "C" int kiln_compiler_compile_il(const struct kiln_spirv_module *il, cons
     *log = kiln::dup_log(text);
     return KILN_COMPILE_FAILED;
   }
-  status = kiln::run_on_compiler_thread([&] { return read_bitcode(bitcode, size, parsed, out, text); }, log);
+  status = kiln::run_on_compiler_thread([&] { return read_bitcode(bitcode, size, parsed, il, out, text); }, log);
   free(bitcode);
   kiln_cl_options_free(&parsed);
   if (!*log) *log = kiln::dup_log(text);

@@ -252,3 +252,33 @@ uint32_t *kiln_spirv_result_types(const uint32_t *words, size_t num_words) {
   if (context) spvContextDestroy(context);
   return map.types;
 }
+
+/* The literal string at `words` (NUL-terminated within `count` words), or NULL. */
+static const char *string_operand(const uint32_t *words, size_t count) {
+  const char *s = (const char *)words;
+  return memchr(s, '\0', count * 4) ? s : NULL;
+}
+
+uint32_t kiln_spirv_sub_groups_per_work_group(const struct kiln_spirv_module *module, const char *entry_name) {
+  enum { OP_ENTRY_POINT = 15, OP_EXECUTION_MODE = 16, OP_CONSTANT = 43, OP_EXECUTION_MODE_ID = 331 };
+  enum { MODE_SUBGROUPS_PER_WORKGROUP = 36, MODE_SUBGROUPS_PER_WORKGROUP_ID = 37 };
+  const uint32_t *w = module->words;
+  size_t n = module->num_words;
+  uint32_t entry = 0, value = 0, constant = 0;
+  for (size_t at = 5; at < n;) {
+    uint32_t count = w[at] >> 16, op = w[at] & 0xffffu;
+    if (count == 0 || at + count > n) break;
+    if (op == OP_ENTRY_POINT && count >= 4) {
+      const char *name = string_operand(w + at + 3, count - 3);
+      if (name && strcmp(name, entry_name) == 0) entry = w[at + 2];
+    }
+    if (entry && op == OP_EXECUTION_MODE && count >= 4 && w[at + 1] == entry && w[at + 2] == MODE_SUBGROUPS_PER_WORKGROUP)
+      value = w[at + 3];
+    if (entry && op == OP_EXECUTION_MODE_ID && count >= 4 && w[at + 1] == entry &&
+        w[at + 2] == MODE_SUBGROUPS_PER_WORKGROUP_ID)
+      constant = w[at + 3];
+    if (constant && op == OP_CONSTANT && count >= 4 && w[at + 2] == constant) value = w[at + 3];
+    at += count;
+  }
+  return value;
+}

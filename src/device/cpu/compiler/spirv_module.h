@@ -63,6 +63,10 @@ struct kiln_spirv_spec_constant *kiln_spirv_find_spec_constant(struct kiln_spirv
  * parses decimal text and refuses denormals). */
 uint32_t *kiln_spirv_specialize(const struct kiln_spirv_module *module);
 
+/* SubgroupsPerWorkgroup (or its Id form) of entry point `entry_name`, 0 when not given
+ * (CL_KERNEL_COMPILE_NUM_SUB_GROUPS). */
+uint32_t kiln_spirv_sub_groups_per_work_group(const struct kiln_spirv_module *module, const char *entry_name);
+
 /* The result type of every result id (0: none), an array of the module's bound entries
  * (malloc'd); NULL when out of memory or the words do not parse. */
 uint32_t *kiln_spirv_result_types(const uint32_t *words, size_t num_words);

@@ -1,8 +1,7 @@
 /* spirv_support.c: the SPIR-V capabilities, extensions and extended instruction sets
  * Kiln runs (the env spec's required set for the features the device reports, less
- * ImageMipmap, which the device lacks, and SubgroupDispatch, not yet tested through the
- * translator), checked before translation so that a module using anything else fails its
- * build with a log line that names it. */
+ * ImageMipmap, which the device lacks), checked before translation so that a module using
+ * anything else fails its build with a log line that names it. */
 #include "device/cpu/compiler/spirv_module.h"
 
 #include <stdio.h>
@@ -38,6 +37,7 @@ static const struct {
     {44, "Image1D"},
     {46, "SampledBuffer"},
     {47, "ImageBuffer"},
+    {58, "SubgroupDispatch"},
     {5629, "ExpectAssumeKHR"},
 };
 

@@ -11,6 +11,12 @@
  *  - OpVectorShuffle of two vectors of different lengths (valid SPIR-V, also in the CTS's
  *    op_expect): the translator asserts they have one type. It becomes an
  *    OpCompositeExtract per component (OpUndef for the 0xFFFFFFFF index), inserted as above.
+ *  - SubgroupDispatch's OpGetKernelMaxNumSubgroups and OpGetKernelLocalSizeForSubgroupCount
+ *    (not implemented by the translator): Kiln's sub-groups have one work-item, so a
+ *    kernel's maximum number of sub-groups is its work-group size (OpGetKernelWorkGroupSize,
+ *    which the translator reads, same operands), and the local size for n sub-groups is n
+ *    when n is at most that size, else 0 (a compare and a select; a bool type and a zero
+ *    are declared before the first function when the module has none).
  * New ids are numbered past the module's bound, which grows.
  *  - OpSizeOf (SPIR-V 1.1): not implemented by the translator. The size of the pointee is
  *    computed here (OpenCL C's layout: 3-vectors as 4, members aligned unless CPacked) and
@@ -38,6 +44,11 @@ enum {
   OP_TYPE_STRUCT = 30,
   OP_TYPE_POINTER = 32,
   OP_SIZE_OF = 321,
+  OP_GET_KERNEL_WORK_GROUP_SIZE = 295,
+  OP_GET_KERNEL_LOCAL_SIZE_FOR_SUBGROUP_COUNT = 325,
+  OP_GET_KERNEL_MAX_NUM_SUBGROUPS = 326,
+  OP_SELECT = 169,
+  OP_ULESS_THAN_EQUAL = 178,
   OP_COPY_OBJECT = 83,
   DECORATION_CPACKED = 10,
   OP_VECTOR_SHUFFLE = 79,
@@ -202,6 +213,60 @@ static size_t declare_size(const uint32_t *words, size_t n, size_t at, const uin
   return 3 + (size_t)literal;
 }
 
+/* What OpGetKernelLocalSizeForSubgroupCount's rewrite uses: a bool type, and a zero of the
+ * (32-bit integer) result type the module's first such instruction has. */
+struct dispatch_ids {
+  uint32_t bool_type, result_type, zero;
+};
+
+static size_t declare_dispatch(const uint32_t *words, size_t n, uint32_t result_type, uint32_t *bound,
+                               struct dispatch_ids *ids, uint32_t *out) {
+  size_t w = 0;
+  ids->result_type = result_type;
+  for (size_t at = 5; at < n && !ids->bool_type;) {
+    uint32_t count = words[at] >> 16;
+    if (count == 0 || at + count > n) break;
+    if ((words[at] & 0xffffu) == OP_TYPE_BOOL && count >= 2) ids->bool_type = words[at + 1];
+    at += count;
+  }
+  if (!ids->bool_type) {
+    ids->bool_type = (*bound)++;
+    out[w++] = 2u << 16 | OP_TYPE_BOOL;
+    out[w++] = ids->bool_type;
+  }
+  ids->zero = (*bound)++;
+  out[w++] = 4u << 16 | OP_CONSTANT;
+  out[w++] = result_type;
+  out[w++] = ids->zero;
+  out[w++] = 0;
+  return w;
+}
+
+/* %r = OpGetKernelLocalSizeForSubgroupCount %T %count %invoke %param %size %align becomes
+ * %wg = OpGetKernelWorkGroupSize ..., %le = count <= %wg, %r = %le ? count : 0. */
+static size_t rewrite_local_size_for_count(const uint32_t *instruction, const struct dispatch_ids *ids, uint32_t *bound,
+                                           uint32_t *out) {
+  uint32_t type = instruction[1], result = instruction[2], count = instruction[3];
+  uint32_t work_group_size = (*bound)++, fits = (*bound)++;
+  size_t w = 0;
+  out[w++] = 7u << 16 | OP_GET_KERNEL_WORK_GROUP_SIZE;
+  out[w++] = type;
+  out[w++] = work_group_size;
+  for (int i = 4; i < 8; i++) out[w++] = instruction[i]; /* invoke, param, param size, param align */
+  out[w++] = 5u << 16 | OP_ULESS_THAN_EQUAL;
+  out[w++] = ids->bool_type;
+  out[w++] = fits;
+  out[w++] = count;
+  out[w++] = work_group_size;
+  out[w++] = 6u << 16 | OP_SELECT;
+  out[w++] = type;
+  out[w++] = result;
+  out[w++] = fits;
+  out[w++] = count;
+  out[w++] = ids->zero;
+  return w;
+}
+
 /* Components of vector type `type` (0: not a vector); its component type in *component. */
 static uint32_t vector_length(const uint32_t *words, size_t n, uint32_t type, uint32_t *component) {
   const uint32_t *t = type_declaration(words, n, type);
@@ -313,6 +378,7 @@ uint32_t *kiln_spirv_translator_workarounds(const uint32_t *words, size_t n, siz
   uint32_t *types = NULL; /* result types, read when a shuffle or OpSizeOf needs them */
   bool types_read = false;
   uint32_t *size_ids = NULL; /* per OpSizeOf, in order: the constant it becomes, or 0 */
+  struct dispatch_ids dispatch = {0};
   size_t num_sizes = 0;
   while (at < n) {
     uint32_t count = words[at] >> 16, op = words[at] & 0xffffu;
@@ -333,8 +399,23 @@ uint32_t *kiln_spirv_translator_workarounds(const uint32_t *words, size_t n, siz
           written += declare_size(words, n, scan, types, &bound, &size_ids[i], out + written);
           i++;
         }
+        if ((words[scan] & 0xffffu) == OP_GET_KERNEL_LOCAL_SIZE_FOR_SUBGROUP_COUNT && c == 8 && !dispatch.bool_type)
+          written += declare_dispatch(words, n, words[scan + 1], &bound, &dispatch, out + written);
         scan += c;
       }
+    }
+    if (op == OP_GET_KERNEL_MAX_NUM_SUBGROUPS && count == 7) {
+      memcpy(out + written, words + at, count * sizeof *out);
+      out[written] = (count << 16) | OP_GET_KERNEL_WORK_GROUP_SIZE;
+      written += count;
+      at += count;
+      continue;
+    }
+    if (op == OP_GET_KERNEL_LOCAL_SIZE_FOR_SUBGROUP_COUNT && count == 8 && dispatch.bool_type &&
+        dispatch.result_type == words[at + 1]) {
+      written += rewrite_local_size_for_count(words + at, &dispatch, &bound, out + written);
+      at += count;
+      continue;
     }
     if (op == OP_SIZE_OF && count == 4 && size_ids && size_ids[num_sizes++]) {
       out[written++] = 4u << 16 | OP_COPY_OBJECT;
