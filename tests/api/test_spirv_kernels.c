@@ -413,6 +413,21 @@ static void test_features_match_source(void **state) {
 
 /* ---- what the translator cannot read, rewritten (spirv_workarounds.c) ---- */
 
+/* Builds `module`, runs its kernel "k" (one buffer argument) once and reads that buffer
+ * into `out`; returns the program, and the kernel in *kernel (the caller releases both). */
+static cl_program run_single_output(struct kiln_test_env *env, const char *module, void *out, size_t size,
+                                    cl_kernel *kernel) {
+  cl_program program = il_program(env, module);
+  build(env, program, "");
+  *kernel = kernel_of(program, "k");
+  cl_mem buffer = make_buffer(env, NULL, size);
+  assert_cl_success(clSetKernelArg(*kernel, 0, sizeof buffer, &buffer));
+  run_1d(env, *kernel, 1, 0);
+  read_back(env, buffer, out, size);
+  clReleaseMemObject(buffer);
+  return program;
+}
+
 static void test_translator_workarounds(void **state) {
   struct kiln_test_env *env = *state;
   cl_program program = il_program(env, "composites");
@@ -436,16 +451,11 @@ static void test_translator_workarounds(void **state) {
   assert_cl_success(clReleaseProgram(program));
 
   /* SubgroupDispatch: the queries, and the execution mode as the kernel's query answers. */
-  program = il_program(env, "sub_group_dispatch");
-  build(env, program, "");
-  kernel = kernel_of(program, "k");
-  out = make_buffer(env, NULL, 3 * sizeof(cl_uint));
-  assert_cl_success(clSetKernelArg(kernel, 0, sizeof out, &out));
-  run_1d(env, kernel, 1, 0);
   cl_uint dispatch[3];
-  read_back(env, out, dispatch, sizeof dispatch);
+  program = run_single_output(env, "sub_group_dispatch", dispatch, sizeof dispatch, &kernel);
   size_t max_work_group = 0, compile_num = 0, required_size = 0;
-  assert_cl_success(clGetDeviceInfo(env->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_work_group, &max_work_group, NULL));
+  assert_cl_success(
+      clGetDeviceInfo(env->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_work_group, &max_work_group, NULL));
   assert_int_equal(max_work_group, dispatch[0]);
   assert_int_equal(4, dispatch[1]);
   assert_int_equal(0, dispatch[2]);
@@ -455,21 +465,13 @@ static void test_translator_workarounds(void **state) {
   assert_cl_success(clGetKernelSubGroupInfo(kernel, env->device, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0, NULL,
                                             sizeof required_size, &required_size, NULL));
   assert_int_equal(1, required_size);
-  clReleaseMemObject(out);
   clReleaseKernel(kernel);
   assert_cl_success(clReleaseProgram(program));
 
-  program = il_program(env, "sizes");
-  build(env, program, "");
-  kernel = kernel_of(program, "k");
-  out = make_buffer(env, NULL, 6 * sizeof(cl_uint));
-  assert_cl_success(clSetKernelArg(kernel, 0, sizeof out, &out));
-  run_1d(env, kernel, 1, 0);
   cl_uint sizes[6];
-  read_back(env, out, sizes, sizeof sizes);
+  program = run_single_output(env, "sizes", sizes, sizeof sizes, &kernel);
   const cl_uint want_sizes[6] = {4, 16, 64, 5, 10, 8};
   assert_memory_equal(want_sizes, sizes, sizeof sizes);
-  clReleaseMemObject(out);
   clReleaseKernel(kernel);
   assert_cl_success(clReleaseProgram(program));
 }
