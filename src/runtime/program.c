@@ -52,8 +52,12 @@ cl_program kiln_program_create(cl_context context, enum kiln_program_origin orig
   program->origin = origin;
   program->build_status = CL_BUILD_NONE;
   pthread_mutex_init(&program->lock, NULL);
-  kiln_object_init(&program->obj, KILN_OBJECT_PROGRAM, program_destroy);
   *errcode = CL_SUCCESS;
+  return program;
+}
+
+cl_program kiln_program_publish(cl_program program) {
+  kiln_object_init(&program->obj, KILN_OBJECT_PROGRAM, program_destroy);
   return program;
 }
 
@@ -116,7 +120,7 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(cl_context context
   program->source = source;
   program->source_length = at;
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
-  return program;
+  return kiln_program_publish(program);
 }
 
 /* CL_INVALID_DEVICE unless every entry is a device of `context`. */
@@ -186,7 +190,7 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context
   program->options = options;
   program->flags = flags;
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
-  return program;
+  return kiln_program_publish(program);
 }
 
 CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices,
@@ -234,7 +238,7 @@ CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, co
   program->il_length = length;
   program->spirv = module;
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
-  return program;
+  return kiln_program_publish(program);
 }
 
 /* cl_khr_il_program's name for it. */

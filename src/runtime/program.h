@@ -60,10 +60,14 @@ static inline bool kiln_program_is_valid(cl_program program) {
   return kiln_object_is_valid(program, KILN_OBJECT_PROGRAM);
 }
 
-/* Allocates and registers a program in a valid context (build status CL_BUILD_NONE) for
- * `devices` (NULL: the context's devices). */
+/* Allocates a program in a valid context (build status CL_BUILD_NONE) for `devices`
+ * (NULL: the context's devices). It is not a valid handle until kiln_program_publish:
+ * the creator fills its fields first, so that no other thread (holding a released
+ * program's handle, whose memory this one may reuse) sees them half written. */
 cl_program kiln_program_create(cl_context context, enum kiln_program_origin origin, cl_uint num_devices,
                                const cl_device_id *devices, cl_int *errcode);
+/* Registers the program: from now on its handle is valid. Returns it. */
+cl_program kiln_program_publish(cl_program program);
 /* CL_INVALID_DEVICE unless `device` is one of the program's devices. */
 static inline bool kiln_program_has_device(cl_program program, cl_device_id device) {
   for (cl_uint i = 0; i < program->num_devices; i++)

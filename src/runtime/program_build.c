@@ -604,6 +604,7 @@ CL_API_ENTRY cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint nu
 
   cl_program program = kiln_program_create(context, KILN_PROGRAM_FROM_LINK, num_devices, device_list, &err);
   if (!program) return link_fail(errcode_ret, err);
+  kiln_program_publish(program);
   struct build_job *job = job_new(JOB_LINK, program, options, pfn_notify, user_data);
   if (!job) err = CL_OUT_OF_HOST_MEMORY;
   else err = take_inputs(job, num_input_programs, input_programs);
@@ -613,8 +614,10 @@ CL_API_ENTRY cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint nu
     return link_fail(errcode_ret, err);
   }
   job->create_library = create_library;
+  pthread_mutex_lock(&program->lock); /* readers of a recycled handle lock too */
   program->busy = true;
   program->build_status = CL_BUILD_IN_PROGRESS;
+  pthread_mutex_unlock(&program->lock);
   /* The program is returned even when the link fails (its log says why). */
   err = job_start(job);
   if (errcode_ret) *errcode_ret = err;
