@@ -11,34 +11,32 @@
 enum { OP_EXTENSION = 10, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16, OP_CAPABILITY = 17 };
 enum { MODE_INITIALIZER = 33, MODE_FINALIZER = 34 };
 
-static const struct {
-  unsigned value;
-  const char *name;
-} capabilities[] = {
-    {4, "Addresses"},
-    {5, "Linkage"},
-    {6, "Kernel"},
-    {7, "Vector16"},
-    {8, "Float16Buffer"},
-    {9, "Float16"},
-    {10, "Float64"},
-    {11, "Int64"},
-    {12, "Int64Atomics"},
-    {13, "ImageBasic"},
-    {14, "ImageReadWrite"},
-    {17, "Pipes"},
-    {18, "Groups"},
-    {19, "DeviceEnqueue"},
-    {20, "LiteralSampler"},
-    {22, "Int16"},
-    {38, "GenericPointer"},
-    {39, "Int8"},
-    {43, "Sampled1D"},
-    {44, "Image1D"},
-    {46, "SampledBuffer"},
-    {47, "ImageBuffer"},
-    {58, "SubgroupDispatch"},
-    {5629, "ExpectAssumeKHR"},
+/* The SPIR-V specification's numbers (the names are the spec's). */
+static const unsigned capabilities[] = {
+    4,    /* Addresses */
+    5,    /* Linkage */
+    6,    /* Kernel */
+    7,    /* Vector16 */
+    8,    /* Float16Buffer */
+    9,    /* Float16 */
+    10,   /* Float64 */
+    11,   /* Int64 */
+    12,   /* Int64Atomics */
+    13,   /* ImageBasic */
+    14,   /* ImageReadWrite */
+    17,   /* Pipes */
+    18,   /* Groups */
+    19,   /* DeviceEnqueue */
+    20,   /* LiteralSampler */
+    22,   /* Int16 */
+    38,   /* GenericPointer */
+    39,   /* Int8 */
+    43,   /* Sampled1D */
+    44,   /* Image1D */
+    46,   /* SampledBuffer */
+    47,   /* ImageBuffer */
+    58,   /* SubgroupDispatch */
+    5629, /* ExpectAssumeKHR */
 };
 
 static const char *const extensions[] = {
@@ -70,8 +68,7 @@ int kiln_spirv_check_support(const struct kiln_spirv_module *module, char **log_
     const uint32_t *operands = w + at + 1;
     if (op == OP_CAPABILITY && words >= 2) {
       bool known = false;
-      for (size_t i = 0; i < sizeof capabilities / sizeof capabilities[0]; i++)
-        known |= capabilities[i].value == operands[0];
+      for (size_t i = 0; i < sizeof capabilities / sizeof capabilities[0]; i++) known |= capabilities[i] == operands[0];
       if (!known)
         return kiln_spirv_fail(log_line, "error: SPIR-V capability %u is not supported by this device",
                                (unsigned)operands[0]);
