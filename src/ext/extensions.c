@@ -44,6 +44,7 @@ const struct kiln_extension *const kiln_extensions[] = {
     &kiln_core_ext_image_from_buffer,
     &kiln_core_khr_extended_versioning,
     &kiln_ext_khr_command_buffer,
+    &kiln_ext_khr_command_buffer_mutable_dispatch,
     &kiln_ext_qcom_recordable_queues,
     &kiln_ext_arm_import_memory,
     &kiln_ext_arm_import_memory_host,

@@ -141,7 +141,8 @@ cl_int kiln_command_submit(struct kiln_command *command, cl_uint num_events, con
   bool is_barrier = event->type == CL_COMMAND_BARRIER;
   /* A marker or barrier waits for its wait list, or for every earlier command only when the
    * list is empty; a barrier with a list still holds back every later command. */
-  bool wait_for_all = (is_barrier || event->type == CL_COMMAND_MARKER) && num_events == 0;
+  bool wait_for_all =
+      ((is_barrier || event->type == CL_COMMAND_MARKER) && num_events == 0) || event->after_earlier_commands;
   kiln_queue_link_command(queue, event, wait_for_all, is_barrier);
   if (event_ret) {
     kiln_object_publish(&event->obj);

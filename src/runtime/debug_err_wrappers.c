@@ -861,13 +861,24 @@ static cl_int CL_API_CALL ext_err_clCommandSVMMemcpyKHR(cl_command_buffer_khr co
   return kiln_err_end("clCommandSVMMemcpyKHR", ((clCommandSVMMemcpyKHR_type)atomic_load_explicit(&real_clCommandSVMMemcpyKHR, memory_order_relaxed))(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle));
 }
 
-typedef cl_command_buffer_khr(CL_API_CALL *clCreateCommandBufferKHR_type)(cl_uint num_queues, const cl_command_queue* queues, const cl_command_buffer_properties_khr* properties, cl_int* errcode_ret);
+typedef cl_command_buffer_khr(CL_API_CALL *clCreateCommandBufferKHR_type)(cl_uint num_queues, const cl_command_queue *queues, const cl_command_buffer_properties_khr *properties, cl_int *errcode_ret);
 static _Atomic(void *) real_clCreateCommandBufferKHR;
-static cl_command_buffer_khr CL_API_CALL ext_err_clCreateCommandBufferKHR(cl_uint num_queues, const cl_command_queue* queues, const cl_command_buffer_properties_khr* properties, cl_int* errcode_ret) {
+static cl_command_buffer_khr CL_API_CALL ext_err_clCreateCommandBufferKHR(cl_uint num_queues, const cl_command_queue *queues, const cl_command_buffer_properties_khr *properties, cl_int *errcode_ret) {
   kiln_err_begin();
   cl_int code = CL_SUCCESS;
   cl_command_buffer_khr result = ((clCreateCommandBufferKHR_type)atomic_load_explicit(&real_clCreateCommandBufferKHR, memory_order_relaxed))(num_queues, queues, properties, &code);
   kiln_err_end("clCreateCommandBufferKHR", code);
+  if (errcode_ret) *errcode_ret = code;
+  return result;
+}
+
+typedef cl_program(CL_API_CALL *clCreateProgramWithILKHR_type)(cl_context context, const void * il, size_t length, cl_int * errcode_ret);
+static _Atomic(void *) real_clCreateProgramWithILKHR;
+static cl_program CL_API_CALL ext_err_clCreateProgramWithILKHR(cl_context context, const void * il, size_t length, cl_int * errcode_ret) {
+  kiln_err_begin();
+  cl_int code = CL_SUCCESS;
+  cl_program result = ((clCreateProgramWithILKHR_type)atomic_load_explicit(&real_clCreateProgramWithILKHR, memory_order_relaxed))(context, il, length, &code);
+  kiln_err_end("clCreateProgramWithILKHR", code);
   if (errcode_ret) *errcode_ret = code;
   return result;
 }
@@ -890,9 +901,9 @@ static cl_int CL_API_CALL ext_err_clEndRecordingQCOM(cl_recording_qcom recording
   return kiln_err_end("clEndRecordingQCOM", ((clEndRecordingQCOM_type)atomic_load_explicit(&real_clEndRecordingQCOM, memory_order_relaxed))(recording));
 }
 
-typedef cl_int(CL_API_CALL *clEnqueueCommandBufferKHR_type)(cl_uint num_queues, cl_command_queue* queues, cl_command_buffer_khr command_buffer, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event);
+typedef cl_int(CL_API_CALL *clEnqueueCommandBufferKHR_type)(cl_uint num_queues, cl_command_queue *queues, cl_command_buffer_khr command_buffer, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);
 static _Atomic(void *) real_clEnqueueCommandBufferKHR;
-static cl_int CL_API_CALL ext_err_clEnqueueCommandBufferKHR(cl_uint num_queues, cl_command_queue* queues, cl_command_buffer_khr command_buffer, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
+static cl_int CL_API_CALL ext_err_clEnqueueCommandBufferKHR(cl_uint num_queues, cl_command_queue *queues, cl_command_buffer_khr command_buffer, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event) {
   kiln_err_begin();
   return kiln_err_end("clEnqueueCommandBufferKHR", ((clEnqueueCommandBufferKHR_type)atomic_load_explicit(&real_clEnqueueCommandBufferKHR, memory_order_relaxed))(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event));
 }
@@ -953,9 +964,9 @@ static cl_int CL_API_CALL ext_err_clFinalizeCommandBufferKHR(cl_command_buffer_k
   return kiln_err_end("clFinalizeCommandBufferKHR", ((clFinalizeCommandBufferKHR_type)atomic_load_explicit(&real_clFinalizeCommandBufferKHR, memory_order_relaxed))(command_buffer));
 }
 
-typedef cl_int(CL_API_CALL *clGetCommandBufferInfoKHR_type)(cl_command_buffer_khr command_buffer, cl_command_buffer_info_khr param_name, size_t param_value_size, void* param_value, size_t* param_value_size_ret);
+typedef cl_int(CL_API_CALL *clGetCommandBufferInfoKHR_type)(cl_command_buffer_khr command_buffer, cl_command_buffer_info_khr param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret);
 static _Atomic(void *) real_clGetCommandBufferInfoKHR;
-static cl_int CL_API_CALL ext_err_clGetCommandBufferInfoKHR(cl_command_buffer_khr command_buffer, cl_command_buffer_info_khr param_name, size_t param_value_size, void* param_value, size_t* param_value_size_ret) {
+static cl_int CL_API_CALL ext_err_clGetCommandBufferInfoKHR(cl_command_buffer_khr command_buffer, cl_command_buffer_info_khr param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret) {
   kiln_err_begin();
   return kiln_err_end("clGetCommandBufferInfoKHR", ((clGetCommandBufferInfoKHR_type)atomic_load_explicit(&real_clGetCommandBufferInfoKHR, memory_order_relaxed))(command_buffer, param_name, param_value_size, param_value, param_value_size_ret));
 }
@@ -979,6 +990,13 @@ static _Atomic(void *) real_clGetMemAllocInfoINTEL;
 static cl_int CL_API_CALL ext_err_clGetMemAllocInfoINTEL(cl_context context, const void* ptr, cl_mem_info_intel param_name, size_t param_value_size, void* param_value, size_t* param_value_size_ret) {
   kiln_err_begin();
   return kiln_err_end("clGetMemAllocInfoINTEL", ((clGetMemAllocInfoINTEL_type)atomic_load_explicit(&real_clGetMemAllocInfoINTEL, memory_order_relaxed))(context, ptr, param_name, param_value_size, param_value, param_value_size_ret));
+}
+
+typedef cl_int(CL_API_CALL *clGetMutableCommandInfoKHR_type)(cl_mutable_command_khr command, cl_mutable_command_info_khr param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret);
+static _Atomic(void *) real_clGetMutableCommandInfoKHR;
+static cl_int CL_API_CALL ext_err_clGetMutableCommandInfoKHR(cl_mutable_command_khr command, cl_mutable_command_info_khr param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret) {
+  kiln_err_begin();
+  return kiln_err_end("clGetMutableCommandInfoKHR", ((clGetMutableCommandInfoKHR_type)atomic_load_explicit(&real_clGetMutableCommandInfoKHR, memory_order_relaxed))(command, param_name, param_value_size, param_value, param_value_size_ret));
 }
 
 typedef void*(CL_API_CALL *clHostMemAllocINTEL_type)(cl_context context, const cl_mem_properties_intel* properties, size_t size, cl_uint alignment, cl_int* errcode_ret);
@@ -1072,6 +1090,13 @@ static void* CL_API_CALL ext_err_clSharedMemAllocINTEL(cl_context context, cl_de
   kiln_err_end("clSharedMemAllocINTEL", code);
   if (errcode_ret) *errcode_ret = code;
   return result;
+}
+
+typedef cl_int(CL_API_CALL *clUpdateMutableCommandsKHR_type)(cl_command_buffer_khr command_buffer, cl_uint num_configs, const cl_command_buffer_update_type_khr *config_types, const void **configs);
+static _Atomic(void *) real_clUpdateMutableCommandsKHR;
+static cl_int CL_API_CALL ext_err_clUpdateMutableCommandsKHR(cl_command_buffer_khr command_buffer, cl_uint num_configs, const cl_command_buffer_update_type_khr *config_types, const void **configs) {
+  kiln_err_begin();
+  return kiln_err_end("clUpdateMutableCommandsKHR", ((clUpdateMutableCommandsKHR_type)atomic_load_explicit(&real_clUpdateMutableCommandsKHR, memory_order_relaxed))(command_buffer, num_configs, config_types, configs));
 }
 
 /* Slots without a wrapper (nothing to report: no cl_int result, no errcode_ret): */
@@ -1262,6 +1287,10 @@ void *kiln_err_extension_function(const char *name, void *address) {
     atomic_store_explicit(&real_clCreateCommandBufferKHR, address, memory_order_relaxed);
     return (void *)ext_err_clCreateCommandBufferKHR;
   }
+  if (strcmp(name, "clCreateProgramWithILKHR") == 0) {
+    atomic_store_explicit(&real_clCreateProgramWithILKHR, address, memory_order_relaxed);
+    return (void *)ext_err_clCreateProgramWithILKHR;
+  }
   if (strcmp(name, "clDeviceMemAllocINTEL") == 0) {
     atomic_store_explicit(&real_clDeviceMemAllocINTEL, address, memory_order_relaxed);
     return (void *)ext_err_clDeviceMemAllocINTEL;
@@ -1322,6 +1351,10 @@ void *kiln_err_extension_function(const char *name, void *address) {
     atomic_store_explicit(&real_clGetMemAllocInfoINTEL, address, memory_order_relaxed);
     return (void *)ext_err_clGetMemAllocInfoINTEL;
   }
+  if (strcmp(name, "clGetMutableCommandInfoKHR") == 0) {
+    atomic_store_explicit(&real_clGetMutableCommandInfoKHR, address, memory_order_relaxed);
+    return (void *)ext_err_clGetMutableCommandInfoKHR;
+  }
   if (strcmp(name, "clHostMemAllocINTEL") == 0) {
     atomic_store_explicit(&real_clHostMemAllocINTEL, address, memory_order_relaxed);
     return (void *)ext_err_clHostMemAllocINTEL;
@@ -1365,6 +1398,10 @@ void *kiln_err_extension_function(const char *name, void *address) {
   if (strcmp(name, "clSharedMemAllocINTEL") == 0) {
     atomic_store_explicit(&real_clSharedMemAllocINTEL, address, memory_order_relaxed);
     return (void *)ext_err_clSharedMemAllocINTEL;
+  }
+  if (strcmp(name, "clUpdateMutableCommandsKHR") == 0) {
+    atomic_store_explicit(&real_clUpdateMutableCommandsKHR, address, memory_order_relaxed);
+    return (void *)ext_err_clUpdateMutableCommandsKHR;
   }
   return address; /* nothing to report: returned as it is */
 }

@@ -42,6 +42,9 @@ struct _cl_event {
   bool profiling;
   bool user_status_set;               /* user events: clSetUserEventStatus was called */
   bool in_queue_list;
+  /* On an out-of-order queue: starts after every command enqueued before it (as a marker
+   * with no wait list does), without holding back later ones. */
+  bool after_earlier_commands;
   unsigned inline_links_used;
   cl_command_queue queue;             /* internal reference; NULL for user events */
   cl_context context;                 /* internal reference */

@@ -319,7 +319,7 @@ __attribute__((destructor)) static void object_leak_check(void) {
       [KILN_OBJECT_QUEUE] = "command queue", [KILN_OBJECT_MEM] = "memory", [KILN_OBJECT_SAMPLER] = "sampler",
       [KILN_OBJECT_PROGRAM] = "program", [KILN_OBJECT_KERNEL] = "kernel", [KILN_OBJECT_EVENT] = "event",
       [KILN_OBJECT_COMMAND_BUFFER] = "command buffer", [KILN_OBJECT_RECORDING] = "recording",
-      [KILN_OBJECT_DEVICE_QUEUE] = "device queue"};
+      [KILN_OBJECT_DEVICE_QUEUE] = "device queue", [KILN_OBJECT_MUTABLE_COMMAND] = "mutable command"};
   /* A worker may still be dropping the last reference of a command that has completed
    * (the pool releases it after its final batch): what is still there after a second is
    * a leak. */

@@ -25,6 +25,7 @@ typedef enum kiln_object_type {
   KILN_OBJECT_COMMAND_BUFFER,
   KILN_OBJECT_RECORDING,
   KILN_OBJECT_DEVICE_QUEUE, /* a cl_command_queue with CL_QUEUE_ON_DEVICE (queue.h) */
+  KILN_OBJECT_MUTABLE_COMMAND, /* cl_mutable_command_khr: lives as long as its command buffer */
   KILN_OBJECT_TYPE_COUNT
 } kiln_object_type;
 

@@ -22,14 +22,37 @@ struct kiln_replay_step {
 struct kiln_replay_step *kiln_replay_steps_new(struct kiln_command *const *commands, size_t count,
                                                size_t *step_count, uint64_t *stack_bytes);
 
-/* What an execution runs and who is told when it ends: `steps` must stay valid until
- * `complete(owner)` is called. */
-struct kiln_replay_execution {
-  const struct kiln_replay_step *steps;
+/* A replay version: recorded commands (NULL entries are barriers) and their steps,
+ * shared by reference count with the executions that run it. An update makes a new
+ * version sharing the commands it does not replace; executions already enqueued keep
+ * theirs. */
+struct kiln_replay_version {
+  atomic_uint refs;
+  size_t count;
+  struct kiln_command **commands; /* each held (one reference per version) */
+  struct kiln_replay_step *steps;
   size_t step_count;
-  uint64_t stack_bytes; /* kiln_replay_steps_new's */
+  uint64_t stack_bytes;
+};
+
+/* A version of `count` commands, taking over the array and the caller's references to
+ * them; NULL on allocation failure (the caller keeps both). */
+struct kiln_replay_version *kiln_replay_version_new(struct kiln_command **commands, size_t count);
+/* A version like `base` where `replacements[i]`, when non-NULL, takes the place of
+ * command i (the version takes over those references); the others are shared. NULL on
+ * allocation failure (the replacements stay the caller's). */
+struct kiln_replay_version *kiln_replay_version_replace(const struct kiln_replay_version *base,
+                                                        struct kiln_command *const *replacements);
+void kiln_replay_version_release(struct kiln_replay_version *version);
+
+/* What an execution runs and who is told when it ends. The execution takes over one
+ * reference to `version`, dropped when it ends; then `complete(owner)` is called, if set. */
+struct kiln_replay_execution {
+  struct kiln_replay_version *version;
   void (*complete)(void *owner);
   void *owner;
+  /* On an out-of-order queue, start after every command enqueued before (event.h). */
+  bool after_earlier_commands;
 };
 
 /* Submits one command of `type` to a valid `queue` (after the checked wait list) that
@@ -37,7 +60,8 @@ struct kiln_replay_execution {
  * kiln_execution_run_launch on the queue's lane under its compute-unit limit (each
  * finished before the next starts); it stops at the first negative status, which becomes
  * the command's. `complete` is called exactly once: when the command completes however
- * it ends, or before returning when it cannot be created. */
+ * it ends, or before returning when it cannot be created (the version's reference
+ * likewise). */
 cl_int kiln_replay_submit(cl_command_queue queue, cl_command_type type, const struct kiln_replay_execution *execution,
                           cl_uint num_events, const cl_event *wait_list, cl_event *event);
 

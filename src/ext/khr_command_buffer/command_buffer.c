@@ -12,31 +12,50 @@
 
 static void command_buffer_destroy(struct kiln_object *object) {
   cl_command_buffer_khr command_buffer = (cl_command_buffer_khr)object;
-  for (size_t i = 0; i < command_buffer->count; i++)
-    if (command_buffer->commands[i]) kiln_command_discard(command_buffer->commands[i]);
-  free(command_buffer->commands);
-  free(command_buffer->steps);
+  for (size_t i = 0; i < command_buffer->mutable_count; i++) kiln_mutable_command_free(command_buffer->mutables[i]);
+  free(command_buffer->mutables);
+  if (command_buffer->version) {
+    kiln_replay_version_release(command_buffer->version); /* it owns the commands */
+  } else {
+    for (size_t i = 0; i < command_buffer->count; i++)
+      if (command_buffer->commands[i]) kiln_command_discard(command_buffer->commands[i]);
+    free(command_buffer->commands);
+  }
   pthread_mutex_destroy(&command_buffer->lock);
   kiln_object_release(&command_buffer->queue->obj);
   kiln_object_release(&command_buffer->context->obj);
   kiln_object_free(object);
 }
 
-/* The property list: only CL_COMMAND_BUFFER_FLAGS_KHR exists, once, with known bits. */
-static cl_int parse_properties(const cl_command_buffer_properties_khr *properties, cl_command_buffer_flags_khr *flags) {
+/* The property list: CL_COMMAND_BUFFER_FLAGS_KHR and CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR,
+ * each at most once, with known bits. */
+static cl_int parse_properties(const cl_command_buffer_properties_khr *properties, cl_command_buffer_flags_khr *flags,
+                               cl_mutable_dispatch_asserts_khr *asserts, size_t *length) {
   *flags = 0;
+  *asserts = 0;
+  *length = 0;
   if (!properties) return CL_SUCCESS;
-  bool seen_flags = false;
-  for (size_t i = 0; properties[i] != 0; i += 2) {
-    if (properties[i] != CL_COMMAND_BUFFER_FLAGS_KHR || seen_flags)
-      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
-                       "properties[i] != CL_COMMAND_BUFFER_FLAGS_KHR || seen_flags");
-    seen_flags = true;
-    *flags = (cl_command_buffer_flags_khr)properties[i + 1];
-    if (*flags & ~(cl_command_buffer_flags_khr)CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR)
-      return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
-                       "*flags & ~(cl_command_buffer_flags_khr)CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR");
+  bool seen_flags = false, seen_asserts = false;
+  size_t i = 0;
+  for (; properties[i] != 0; i += 2) {
+    if (properties[i] == CL_COMMAND_BUFFER_FLAGS_KHR && !seen_flags) {
+      seen_flags = true;
+      *flags = (cl_command_buffer_flags_khr)properties[i + 1];
+      if (*flags & ~(cl_command_buffer_flags_khr)(CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR | CL_COMMAND_BUFFER_MUTABLE_KHR))
+        return KILN_FAIL(CL_INVALID_VALUE, "CL_COMMAND_BUFFER_FLAGS_KHR 0x%llx has unknown bits",
+                         (unsigned long long)*flags);
+    } else if (properties[i] == CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR && !seen_asserts) {
+      seen_asserts = true;
+      *asserts = (cl_mutable_dispatch_asserts_khr)properties[i + 1];
+      if (*asserts & ~KILN_MUTABLE_DISPATCH_ASSERTS)
+        return KILN_FAIL(CL_INVALID_VALUE, "CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR 0x%llx has unknown bits",
+                         (unsigned long long)*asserts);
+    } else {
+      return KILN_FAIL(CL_INVALID_VALUE, "property 0x%llx is unknown or given twice",
+                       (unsigned long long)properties[i]);
+    }
   }
+  *length = i + 1;
   if ((*flags & CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR) &&
       !(KILN_COMMAND_BUFFER_CAPABILITIES & CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR))
     return CL_INVALID_PROPERTY;
@@ -60,7 +79,9 @@ CL_API_ENTRY cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR(
   if (!kiln_queue_is_valid(queue))
     return create_failed(errcode_ret, KILN_FAIL_HANDLE(CL_INVALID_COMMAND_QUEUE, queue, cl_command_queue));
   cl_command_buffer_flags_khr flags;
-  cl_int err = parse_properties(properties, &flags);
+  cl_mutable_dispatch_asserts_khr asserts;
+  size_t length;
+  cl_int err = parse_properties(properties, &flags, &asserts, &length);
   if (err != CL_SUCCESS) return create_failed(errcode_ret, err);
 
   cl_command_buffer_khr command_buffer = kiln_object_alloc(KILN_OBJECT_COMMAND_BUFFER, sizeof *command_buffer);
@@ -71,12 +92,9 @@ CL_API_ENTRY cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR(
   command_buffer->queue = queue;
   kiln_object_retain(&queue->obj);
   command_buffer->flags = flags;
-  if (properties) {
-    size_t n = 0;
-    while (properties[n]) n += 2;
-    memcpy(command_buffer->properties, properties, (n + 1) * sizeof *properties);
-    command_buffer->properties_size = (n + 1) * sizeof *properties;
-  }
+  command_buffer->asserts = asserts;
+  memcpy(command_buffer->properties, properties, length * sizeof *properties); /* length 0 for NULL */
+  command_buffer->properties_size = length * sizeof *properties;
   pthread_mutex_init(&command_buffer->lock, NULL);
   atomic_init(&command_buffer->pending, 0);
   atomic_init(&command_buffer->finalized, false);
@@ -106,7 +124,7 @@ CL_API_ENTRY cl_int CL_API_CALL clFinalizeCommandBufferKHR(cl_command_buffer_khr
   if (command_buffer->finalized) {
     err = KILN_FAIL(CL_INVALID_OPERATION, "the command buffer is already finalized");
   } else {
-    err = kiln_command_buffer_build_steps(command_buffer);
+    err = kiln_command_buffer_build_version(command_buffer);
     if (err == CL_SUCCESS) atomic_store_explicit(&command_buffer->finalized, true, memory_order_release);
   }
   pthread_mutex_unlock(&command_buffer->lock);

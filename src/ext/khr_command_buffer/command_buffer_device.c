@@ -1,5 +1,5 @@
-/* command_buffer_device.c: the extension's descriptor (runtime/extension.h): its device
- * queries and its entry points. */
+/* command_buffer_device.c: the descriptors (runtime/extension.h) of cl_khr_command_buffer
+ * and cl_khr_command_buffer_mutable_dispatch: their device queries and entry points. */
 #include "ext/khr_command_buffer/khr_command_buffer.h"
 #include "runtime/debug_err.h"
 
@@ -40,4 +40,27 @@ const struct kiln_extension kiln_ext_khr_command_buffer = {
     .scope = KILN_EXTENSION_DEVICE,
     .functions = functions,
     .device_info = device_info,
+};
+
+static cl_int mutable_dispatch_device_info(cl_device_id device, cl_device_info param_name, size_t param_value_size,
+                                           void *param_value, size_t *param_value_size_ret) {
+  (void)device;
+  if (param_name != CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR)
+    return KILN_FAIL(CL_INVALID_VALUE, "param_name 0x%x is not a query Kiln knows here", (unsigned)param_name);
+  KILN_INFO_VALUE(cl_mutable_dispatch_fields_khr, KILN_MUTABLE_DISPATCH_CAPABILITIES);
+}
+
+static const struct kiln_extension_function mutable_dispatch_functions[] = {
+    ROW(clUpdateMutableCommandsKHR),
+    ROW(clGetMutableCommandInfoKHR),
+    {NULL, NULL},
+};
+
+/* 0.9.3: the version OpenCL-Headers 8a97ebc declare and the CTS at eded89cd tests. */
+const struct kiln_extension kiln_ext_khr_command_buffer_mutable_dispatch = {
+    .name = "cl_khr_command_buffer_mutable_dispatch",
+    .version = CL_MAKE_VERSION(0, 9, 3),
+    .scope = KILN_EXTENSION_DEVICE,
+    .functions = mutable_dispatch_functions,
+    .device_info = mutable_dispatch_device_info,
 };

@@ -22,6 +22,13 @@ struct recorder {
   cl_uint num_sync_points;
   const cl_sync_point_khr *sync_points;
   cl_sync_point_khr *sync_point_ret;
+  bool ndrange; /* clCommandNDRangeKernelKHR, which checks its properties itself */
+  /* NDRange only: where its mutable-command handle goes (NULL: none asked), and what the
+   * handle keeps of the recording's properties. */
+  cl_mutable_command_khr *mutable_handle;
+  const cl_command_properties_khr *properties;
+  size_t properties_length;
+  cl_mutable_dispatch_fields_khr updatable;
 };
 
 static cl_int check_sync_points(const struct recorder *r) {
@@ -63,10 +70,37 @@ static cl_int append(const struct recorder *r, struct kiln_command *command) {
   return CL_SUCCESS;
 }
 
+/* Room for one more mutable-command handle. */
+static cl_int reserve_mutable(cl_command_buffer_khr cb) {
+  if (cb->mutable_count < cb->mutable_capacity) return CL_SUCCESS;
+  size_t capacity = cb->mutable_capacity ? 2 * cb->mutable_capacity : 8;
+  cl_mutable_command_khr *mutables = realloc(cb->mutables, capacity * sizeof *mutables);
+  if (!mutables) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "no memory for the mutable-command handles");
+  cb->mutables = mutables;
+  cb->mutable_capacity = capacity;
+  return CL_SUCCESS;
+}
+
 static cl_int recorder_record(const struct kiln_command_recorder *base, struct kiln_command *command,
                               const struct kiln_ndrange_call *call) {
-  (void)call;
-  return append((const struct recorder *)base, command);
+  const struct recorder *r = (const struct recorder *)base;
+  cl_command_buffer_khr cb = r->command_buffer;
+  if (!call || !r->mutable_handle) return append(r, command);
+  cl_mutable_command_khr handle = NULL;
+  cl_int err = reserve_mutable(cb);
+  if (err == CL_SUCCESS)
+    err = kiln_mutable_command_new(cb, cb->count, call, r->properties, r->properties_length, r->updatable, &handle);
+  if (err != CL_SUCCESS) {
+    kiln_command_discard(command);
+    return err;
+  }
+  if ((err = append(r, command)) != CL_SUCCESS) {
+    kiln_mutable_command_free(handle);
+    return err;
+  }
+  cb->mutables[cb->mutable_count++] = handle;
+  *r->mutable_handle = handle;
+  return CL_SUCCESS;
 }
 
 /* The checks every recording entry point starts with. On success the command buffer is
@@ -80,10 +114,13 @@ static cl_int record_begin(cl_command_buffer_khr command_buffer, cl_command_queu
     return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_BUFFER_KHR, command_buffer, cl_command_buffer_khr);
   /* Without cl_khr_command_buffer_multi_device a command names no queue of its own. */
   if (command_queue != NULL) return KILN_FAIL(CL_INVALID_COMMAND_QUEUE, "rejected since (%s)", "command_queue != NULL");
-  if (properties && properties[0] != 0)
-    return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)",
-                     "properties && properties[0] != 0"); /* the extension defines none */
-  if (mutable_handle) return KILN_FAIL(CL_INVALID_VALUE, "rejected since (%s)", "mutable_handle");
+  /* Commands other than NDRanges have no properties and no mutable handle
+   * (clCommandNDRangeKernelKHR checks its own before it gets here). */
+  if (!r->ndrange) {
+    if (properties && properties[0] != 0)
+      return KILN_FAIL(CL_INVALID_VALUE, "this command takes no properties");
+    if (mutable_handle) return KILN_FAIL(CL_INVALID_VALUE, "only NDRange commands return a mutable handle");
+  }
   r->base.check = recorder_check;
   r->base.record = recorder_record;
   r->command_buffer = command_buffer;
@@ -106,7 +143,7 @@ static cl_int record_end(cl_command_buffer_khr command_buffer, cl_int err) {
 }
 
 #define RECORD_BEGIN()                                                                                        \
-  struct recorder r;                                                                                          \
+  struct recorder r = {0};                                                                                    \
   struct kiln_command_sink sink;                                                                              \
   cl_int err = record_begin(command_buffer, command_queue, properties, num_sync_points_in_wait_list,         \
                             sync_point_wait_list, sync_point, mutable_handle, &r, &sink);                     \
@@ -155,13 +192,66 @@ CL_API_ENTRY cl_int CL_API_CALL clCommandFillBufferKHR(
   return record_end(command_buffer, kiln_mem_fill(&sink, buffer, pattern, pattern_size, offset, size));
 }
 
+/* clCommandNDRangeKernelKHR's properties: CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR
+ * (default: every field the device can update) and CL_MUTABLE_DISPATCH_ASSERTS_KHR, each at
+ * most once. `*length` counts the terminating 0 (0 for NULL). */
+static cl_int parse_ndrange_properties(const cl_command_properties_khr *properties,
+                                       cl_mutable_dispatch_fields_khr *updatable,
+                                       cl_mutable_dispatch_asserts_khr *asserts, size_t *length) {
+  *updatable = KILN_MUTABLE_DISPATCH_CAPABILITIES;
+  *asserts = 0;
+  *length = 0;
+  if (!properties) return CL_SUCCESS;
+  const cl_mutable_dispatch_fields_khr known =
+      CL_MUTABLE_DISPATCH_GLOBAL_OFFSET_KHR | CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR | CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR |
+      CL_MUTABLE_DISPATCH_ARGUMENTS_KHR | CL_MUTABLE_DISPATCH_EXEC_INFO_KHR;
+  bool seen_fields = false, seen_asserts = false;
+  size_t i = 0;
+  for (; properties[i] != 0; i += 2) {
+    if (properties[i] == CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR && !seen_fields) {
+      seen_fields = true;
+      *updatable = (cl_mutable_dispatch_fields_khr)properties[i + 1];
+      if (*updatable & ~known)
+        return KILN_FAIL(CL_INVALID_VALUE, "CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR 0x%llx has unknown bits",
+                         (unsigned long long)*updatable);
+      if (*updatable & ~KILN_MUTABLE_DISPATCH_CAPABILITIES)
+        return KILN_FAIL(CL_INVALID_OPERATION, "the device cannot update fields 0x%llx",
+                         (unsigned long long)(*updatable & ~KILN_MUTABLE_DISPATCH_CAPABILITIES));
+    } else if (properties[i] == CL_MUTABLE_DISPATCH_ASSERTS_KHR && !seen_asserts) {
+      seen_asserts = true;
+      *asserts = (cl_mutable_dispatch_asserts_khr)properties[i + 1];
+      if (*asserts & ~KILN_MUTABLE_DISPATCH_ASSERTS)
+        return KILN_FAIL(CL_INVALID_VALUE, "CL_MUTABLE_DISPATCH_ASSERTS_KHR 0x%llx has unknown bits",
+                         (unsigned long long)*asserts);
+    } else {
+      return KILN_FAIL(CL_INVALID_VALUE, "NDRange command property 0x%llx is unknown or given twice",
+                       (unsigned long long)properties[i]);
+    }
+  }
+  *length = i + 1;
+  return CL_SUCCESS;
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clCommandNDRangeKernelKHR(
     cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_command_properties_khr *properties,
     cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size,
     const size_t *local_work_size, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr *sync_point_wait_list,
     cl_sync_point_khr *sync_point, cl_mutable_command_khr *mutable_handle) {
   KILN_API_CALL;
-  RECORD_BEGIN();
+  if (!kiln_command_buffer_is_valid(command_buffer))
+    return KILN_FAIL_HANDLE(CL_INVALID_COMMAND_BUFFER_KHR, command_buffer, cl_command_buffer_khr);
+  cl_mutable_dispatch_asserts_khr asserts;
+  struct recorder r = {.ndrange = true, .mutable_handle = mutable_handle, .properties = properties};
+  cl_int err = parse_ndrange_properties(properties, &r.updatable, &asserts, &r.properties_length);
+  if (err != CL_SUCCESS) return err;
+  /* The work-group count cannot be asserted without work-groups of the application's. */
+  if (((asserts | command_buffer->asserts) & CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR) &&
+      !local_work_size)
+    return KILN_FAIL(CL_INVALID_VALUE, "CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR needs a local_work_size");
+  struct kiln_command_sink sink;
+  err = record_begin(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list,
+                     sync_point, mutable_handle, &r, &sink);
+  if (err != CL_SUCCESS) return err;
   return record_end(command_buffer, kiln_ndrange_enqueue(&sink, kernel, work_dim, global_work_offset,
                                                          global_work_size, local_work_size));
 }

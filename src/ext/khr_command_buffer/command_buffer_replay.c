@@ -1,20 +1,22 @@
 /* command_buffer_replay.c: finalize's executable form and clEnqueueCommandBufferKHR. An
  * enqueue validates the queue and wait list, then submits one queue command that runs the
- * replay steps (runtime/replay.h). Nothing is allocated or validated per replay beyond
- * that one command. */
+ * current version's steps (runtime/replay.h), holding the version. Nothing is allocated
+ * or validated per replay beyond that one command. */
 #include "ext/khr_command_buffer/khr_command_buffer.h"
 #include "runtime/debug_err.h"
 
 #include "runtime/queue.h"
 
-cl_int kiln_command_buffer_build_steps(cl_command_buffer_khr command_buffer) {
+cl_int kiln_command_buffer_build_version(cl_command_buffer_khr command_buffer) {
   /* NULL entries are barriers: running in order already waits for everything before them. */
-  command_buffer->steps = kiln_replay_steps_new(command_buffer->commands, command_buffer->count,
-                                                &command_buffer->step_count, &command_buffer->stack_bytes);
-  return command_buffer->steps ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+  command_buffer->version = kiln_replay_version_new(command_buffer->commands, command_buffer->count);
+  if (!command_buffer->version) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "no memory for the command buffer's steps");
+  command_buffer->commands = NULL; /* the version's now */
+  return CL_SUCCESS;
 }
 
-/* The execution's end: one pending execution less, and the reference it held goes. */
+/* The execution's end (its version was released): one pending execution less, and the
+ * reference it held on the command buffer goes. */
 static void execution_complete(void *owner) {
   cl_command_buffer_khr command_buffer = owner;
   atomic_fetch_sub(&command_buffer->pending, 1);
@@ -72,10 +74,19 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCommandBufferKHR(cl_uint num_queues, cl
                                         event_wait_list, event)) != CL_SUCCESS)
     return err;
   if (!pending_acquire(command_buffer))
-    return KILN_FAIL(CL_INVALID_OPERATION, "rejected since (%s)", "!pending_acquire(command_buffer)");
+    return KILN_FAIL(CL_INVALID_OPERATION, "the command buffer is pending and was not created for simultaneous use");
   kiln_object_retain(&command_buffer->obj); /* a release while pending waits for the end */
-  struct kiln_replay_execution execution = {command_buffer->steps, command_buffer->step_count,
-                                            command_buffer->stack_bytes, execution_complete, command_buffer};
+  /* A mutable command buffer's version changes under the lock; any other's is fixed once finalized. */
+  bool mutable = command_buffer->flags & CL_COMMAND_BUFFER_MUTABLE_KHR;
+  if (mutable) pthread_mutex_lock(&command_buffer->lock);
+  struct kiln_replay_version *version = command_buffer->version;
+  atomic_fetch_add(&version->refs, 1); /* the execution's */
+  if (mutable) pthread_mutex_unlock(&command_buffer->lock);
+  /* On an out-of-order queue an execution starts after every command enqueued before it,
+   * as GPU queues run command buffers: the CTS's mutable_dispatch_simultaneous_out_of_order
+   * reads one execution's output while the next execution of the same command buffer,
+   * enqueued after the read, overwrites it. */
+  struct kiln_replay_execution execution = {version, execution_complete, command_buffer, true};
   return kiln_replay_submit(queue, CL_COMMAND_COMMAND_BUFFER_KHR, &execution, num_events_in_wait_list,
                             event_wait_list, event);
 }

@@ -19,29 +19,13 @@
 #include "runtime/command.h"
 #include "runtime/object.h"
 #include "runtime/platform.h"
+#include "runtime/recorded_dispatch.h"
 #include "runtime/replay.h"
 
 #include <pthread.h>
 
 /* CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE_QCOM. */
 #define KILN_RECORDING_MAX_DISPATCHES 4096u
-
-struct kiln_recorded_dispatch {
-  cl_kernel kernel; /* the recording's own clone (an API reference the recording holds) */
-  cl_uint work_dim;
-  size_t offset[3], global[3], local[3];
-  bool local_given;
-};
-
-/* What an execution runs; shared by reference count with the executions that use it. */
-struct kiln_recording_version {
-  atomic_uint refs;
-  size_t count;
-  struct kiln_command **commands;   /* one per dispatch, each held (object reference) */
-  struct kiln_replay_step *steps;   /* of the commands that do something */
-  size_t step_count;
-  uint64_t stack_bytes;             /* the most stack a step's kernels need (replay.h) */
-};
 
 struct _cl_recording_qcom {
   struct kiln_object obj;
@@ -53,7 +37,7 @@ struct _cl_recording_qcom {
   struct kiln_recorded_dispatch *dispatches;
   struct kiln_command **commands; /* while recording; the version owns them afterwards */
   size_t count, capacity;
-  struct kiln_recording_version *version; /* set by clEndRecordingQCOM */
+  struct kiln_replay_version *version; /* set by clEndRecordingQCOM */
 };
 
 static inline bool kiln_recording_is_valid(cl_recording_qcom recording) {
@@ -69,14 +53,6 @@ cl_int kiln_recordable_check_call(cl_command_type type, cl_uint num_events, cons
  * (recording.c): CL_INVALID_OPERATION when it has ended, is full, or the kernel calls printf. */
 cl_int kiln_recording_append(cl_recording_qcom recording, const struct kiln_ndrange_call *call,
                              struct kiln_command *command);
-
-/* Builds the NDRange command of `dispatch` on `queue`'s context (recording.c). */
-cl_int kiln_recording_build_command(cl_command_queue queue, const struct kiln_recorded_dispatch *dispatch,
-                                    struct kiln_command **command);
-
-/* A version of `count` commands (taking over the caller's references to them). */
-struct kiln_recording_version *kiln_recording_version_new(struct kiln_command **commands, size_t count);
-void kiln_recording_version_release(struct kiln_recording_version *version);
 
 /* The extension's descriptor (recordable_queue.c; src/ext/extensions.c lists it). */
 extern const struct kiln_extension kiln_ext_qcom_recordable_queues;

@@ -13,34 +13,11 @@
 #include <stddef.h>
 #include <string.h>
 
-struct kiln_recording_version *kiln_recording_version_new(struct kiln_command **commands, size_t count) {
-  struct kiln_recording_version *version = calloc(1, sizeof *version);
-  struct kiln_replay_step *steps =
-      version ? kiln_replay_steps_new(commands, count, &version->step_count, &version->stack_bytes) : NULL;
-  if (!steps) {
-    free(version);
-    return NULL;
-  }
-  atomic_init(&version->refs, 1);
-  version->commands = commands;
-  version->count = count;
-  version->steps = steps;
-  return version;
-}
-
-void kiln_recording_version_release(struct kiln_recording_version *version) {
-  if (!version || atomic_fetch_sub(&version->refs, 1) != 1) return;
-  for (size_t i = 0; i < version->count; i++) kiln_command_discard(version->commands[i]);
-  free(version->commands);
-  free(version->steps);
-  free(version);
-}
-
 static void recording_destroy(struct kiln_object *object) {
   cl_recording_qcom recording = (cl_recording_qcom)object;
-  for (size_t i = 0; i < recording->count; i++) clReleaseKernel(recording->dispatches[i].kernel);
+  for (size_t i = 0; i < recording->count; i++) kiln_recorded_dispatch_release(&recording->dispatches[i]);
   if (recording->version) {
-    kiln_recording_version_release(recording->version);
+    kiln_replay_version_release(recording->version);
   } else {
     for (size_t i = 0; i < recording->count; i++) kiln_command_discard(recording->commands[i]);
     free(recording->commands);
@@ -99,35 +76,6 @@ CL_API_ENTRY cl_recording_qcom CL_API_CALL clNewRecordingQCOM(cl_command_queue c
   return recording;
 }
 
-/* A recorder that takes the command the core's NDRange path builds, nothing else. */
-struct command_taker {
-  struct kiln_command_recorder base;
-  struct kiln_command **command;
-};
-
-static cl_int taker_check(const struct kiln_command_recorder *recorder, const struct kiln_command_sink *sink,
-                          cl_command_type type) {
-  (void)recorder, (void)sink, (void)type;
-  return CL_SUCCESS; /* an update: the dispatch was checked when it was recorded */
-}
-
-static cl_int taker_record(const struct kiln_command_recorder *recorder, struct kiln_command *command,
-                           const struct kiln_ndrange_call *call) {
-  (void)call;
-  *((const struct command_taker *)recorder)->command = command;
-  return CL_SUCCESS;
-}
-
-cl_int kiln_recording_build_command(cl_command_queue queue, const struct kiln_recorded_dispatch *dispatch,
-                                    struct kiln_command **command) {
-  struct command_taker taker = {{taker_check, taker_record}, command};
-  struct kiln_command_sink sink = kiln_command_sink_of_queue(queue, 0, NULL, NULL);
-  sink.recorder = &taker.base;
-  *command = NULL;
-  return kiln_ndrange_enqueue(&sink, dispatch->kernel, dispatch->work_dim, dispatch->offset, dispatch->global,
-                              dispatch->local_given ? dispatch->local : NULL);
-}
-
 cl_int kiln_recording_append(cl_recording_qcom recording, const struct kiln_ndrange_call *call,
                              struct kiln_command *command) {
   if (recording->ended)
@@ -150,16 +98,10 @@ cl_int kiln_recording_append(cl_recording_qcom recording, const struct kiln_ndra
     recording->commands = commands;
     recording->capacity = capacity;
   }
-  cl_int err;
-  struct kiln_recorded_dispatch dispatch = {.work_dim = call->work_dim, .local_given = call->local_work_size != NULL};
   /* The clone has the arguments the command was built with: updates start from them. */
-  dispatch.kernel = clCloneKernel(call->kernel, &err);
-  if (!dispatch.kernel) return err;
-  for (cl_uint d = 0; d < call->work_dim; d++) {
-    dispatch.offset[d] = call->global_work_offset ? call->global_work_offset[d] : 0;
-    dispatch.global[d] = call->global_work_size ? call->global_work_size[d] : 0;
-    dispatch.local[d] = call->local_work_size ? call->local_work_size[d] : 0;
-  }
+  struct kiln_recorded_dispatch dispatch;
+  cl_int err = kiln_recorded_dispatch_capture(call, &dispatch);
+  if (err != CL_SUCCESS) return err;
   recording->dispatches[recording->count] = dispatch;
   recording->commands[recording->count++] = command;
   return CL_SUCCESS;
@@ -182,9 +124,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEndRecordingQCOM(cl_recording_qcom recording) 
   kiln_queue_recorder_lock(queue);
   pthread_mutex_lock(&recording->lock);
   cl_int err = CL_SUCCESS;
-  struct kiln_recording_version *version = NULL;
+  struct kiln_replay_version *version = NULL;
   if (recording->ended) err = CL_INVALID_OPERATION;
-  else if (!(version = kiln_recording_version_new(recording->commands, recording->count))) err = CL_OUT_OF_HOST_MEMORY;
+  else if (!(version = kiln_replay_version_new(recording->commands, recording->count))) err = CL_OUT_OF_HOST_MEMORY;
   if (err == CL_SUCCESS) {
     recording->commands = NULL;
     recording->version = version;

@@ -116,50 +116,33 @@ static cl_int apply_updates(cl_recording_qcom recording, cl_command_queue queue,
   cl_int err = next && commands ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
   for (size_t d = 0; d < count && err == CL_SUCCESS; d++) {
     if (!named[d]) continue;
-    next[d] = recording->dispatches[d];
-    next[d].kernel = clCloneKernel(recording->dispatches[d].kernel, &err);
-    if (next[d].kernel && (err = update_dispatch(&next[d], (cl_uint)d, u)) == CL_SUCCESS)
-      err = kiln_recording_build_command(queue, &next[d], &commands[d]);
+    if ((err = kiln_recorded_dispatch_copy(&recording->dispatches[d], &next[d])) == CL_SUCCESS &&
+        (err = update_dispatch(&next[d], (cl_uint)d, u)) == CL_SUCCESS)
+      err = kiln_recorded_dispatch_build(queue, &next[d], &commands[d]);
   }
-  struct kiln_recording_version *version = NULL;
-  if (err == CL_SUCCESS) {
-    for (size_t d = 0; d < count; d++)
-      if (!named[d]) {
-        commands[d] = recording->version->commands[d];
-        kiln_command_retain(commands[d]);
-      }
-    version = kiln_recording_version_new(commands, count);
-    if (!version) {
-      err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!version");
-      for (size_t d = 0; d < count; d++) {
-        if (named[d]) continue;
-        kiln_command_discard(commands[d]);
-        commands[d] = NULL;
-      }
-    }
-  }
+  struct kiln_replay_version *version = NULL;
+  if (err == CL_SUCCESS && !(version = kiln_replay_version_replace(recording->version, commands)))
+    err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!version");
   if (err == CL_SUCCESS) {
     for (size_t d = 0; d < count; d++) {
       if (!named[d]) continue;
-      clReleaseKernel(recording->dispatches[d].kernel);
+      kiln_recorded_dispatch_release(&recording->dispatches[d]);
       recording->dispatches[d] = next[d];
     }
-    kiln_recording_version_release(recording->version);
+    kiln_replay_version_release(recording->version);
     recording->version = version;
   } else {
     /* Only what this call built: clones and commands of the named dispatches. */
     for (size_t d = 0; next && commands && d < count; d++) {
-      if (next[d].kernel) clReleaseKernel(next[d].kernel);
+      kiln_recorded_dispatch_release(&next[d]);
       if (commands[d]) kiln_command_discard(commands[d]);
     }
-    free(commands);
   }
+  free(commands);
   free(next);
   free(named);
   return err;
 }
-
-static void execution_complete(void *owner) { kiln_recording_version_release(owner); }
 
 static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom recording, const struct updates *u,
                                 cl_uint num_events, const cl_event *wait_list, cl_event *event) {
@@ -182,13 +165,12 @@ static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom record
   pthread_mutex_lock(&recording->lock);
   if (!recording->ended || recording->count == 0) err = CL_INVALID_OPERATION; /* open, or empty */
   else if (has_updates(u)) err = apply_updates(recording, queue, u);
-  struct kiln_recording_version *version = recording->version;
+  struct kiln_replay_version *version = recording->version;
   if (err == CL_SUCCESS) atomic_fetch_add(&version->refs, 1); /* the execution's */
   pthread_mutex_unlock(&recording->lock);
   if (err != CL_SUCCESS) return err;
 
-  struct kiln_replay_execution execution = {version->steps, version->step_count, version->stack_bytes,
-                                            execution_complete, version};
+  struct kiln_replay_execution execution = {version, NULL, NULL, false};
   return kiln_replay_submit(queue, CL_COMMAND_NDRANGE_KERNEL, &execution, num_events, wait_list, event);
 }
 

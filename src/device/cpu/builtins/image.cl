@@ -204,11 +204,17 @@ static inline void kiln_gather_f(kimg im, int count, const __global uchar *const
   }
 }
 
+/* Integer formats of the other signedness (undefined in the spec) read as GPUs read
+ * them: the channel's value in a 32-bit register, reinterpreted (unsigned ones
+ * zero-extended, signed ones sign-extended). Code written for GPUs relies on it. */
 static inline void kiln_gather_i(kimg im, int count, const __global uchar *const *p, int4 *out) {
   switch (kiln_format_key(im)) {
     FOR_CHANNEL_COUNTS(INT_CASE, SIGNED_INT8, char, int4, 1)
     FOR_CHANNEL_COUNTS(INT_CASE, SIGNED_INT16, short, int4, 1)
     FOR_CHANNEL_COUNTS(INT_CASE, SIGNED_INT32, int, int4, 1)
+    FOR_CHANNEL_COUNTS(INT_CASE, UNSIGNED_INT8, uchar, int4, 1)
+    FOR_CHANNEL_COUNTS(INT_CASE, UNSIGNED_INT16, ushort, int4, 1)
+    FOR_CHANNEL_COUNTS(INT_CASE, UNSIGNED_INT32, uint, int4, 1)
   default:
     for (int i = 0; i < count; i++) out[i] = 0;
     break;
@@ -220,6 +226,9 @@ static inline void kiln_gather_ui(kimg im, int count, const __global uchar *cons
     FOR_CHANNEL_COUNTS(INT_CASE, UNSIGNED_INT8, uchar, uint4, 1u)
     FOR_CHANNEL_COUNTS(INT_CASE, UNSIGNED_INT16, ushort, uint4, 1u)
     FOR_CHANNEL_COUNTS(INT_CASE, UNSIGNED_INT32, uint, uint4, 1u)
+    FOR_CHANNEL_COUNTS(INT_CASE, SIGNED_INT8, char, uint4, 1u)
+    FOR_CHANNEL_COUNTS(INT_CASE, SIGNED_INT16, short, uint4, 1u)
+    FOR_CHANNEL_COUNTS(INT_CASE, SIGNED_INT32, int, uint4, 1u)
   default:
     for (int i = 0; i < count; i++) out[i] = 0;
     break;
@@ -429,8 +438,9 @@ FETCH(kiln_fetch_ui, uint4, kiln_texel_ui)
     else vstore_half_rte(v.x, 0, (__global half *)p);                                       \
     break;
 
-/* write_image*: out-of-range coordinates (undefined) store nothing; a color of the other
- * kind than the format's (undefined too) as well. */
+/* write_image*: out-of-range coordinates (undefined) store nothing; a float color to an
+ * integer format or an integer color to a normalized or float one (undefined too) as
+ * well. */
 static inline void kiln_store_f(kimg im, int4 coord, int g, float4 v) {
   STORE_TARGET(p, im, coord, g);
   switch (kiln_format_key(im)) {
@@ -448,19 +458,32 @@ static inline void kiln_store_f(kimg im, int4 coord, int g, float4 v) {
   }
 }
 
-#define STORE_INTEGERS(NAME, T4, TYPE8, T8, TYPE16, T16, TYPE32, T32)                     \
+/* A store to an integer format of the other signedness (undefined in the spec) stores the
+ * value's bits reinterpreted, then encoded as that format encodes (as GPUs do). */
+#define STORE_CASE_AS(n, TYPE, T, AS)                                                       \
+  case KEY(K_##TYPE, n):                                                                    \
+    STORE_N(T, p, n, ENCODE_##TYPE(AS(v)));                                                 \
+    break;
+#define KILN_AS_UINT4(v) __builtin_astype((v), uint4)
+#define KILN_AS_INT4(v) __builtin_astype((v), int4)
+#define STORE_INTEGERS(NAME, T4, TYPE8, T8, TYPE16, T16, TYPE32, T32, AS, OTYPE8, OT8, OTYPE16, OT16, OTYPE32, OT32) \
   static inline void NAME(kimg im, int4 coord, int g, T4 v) {                               \
     STORE_TARGET(p, im, coord, g);                                                          \
     switch (kiln_format_key(im)) {                                                          \
       FOR_CHANNEL_COUNTS(STORE_CASE, TYPE8, T8)                                             \
       FOR_CHANNEL_COUNTS(STORE_CASE, TYPE16, T16)                                           \
       FOR_CHANNEL_COUNTS(STORE_CASE, TYPE32, T32)                                           \
+      FOR_CHANNEL_COUNTS(STORE_CASE_AS, OTYPE8, OT8, AS)                                    \
+      FOR_CHANNEL_COUNTS(STORE_CASE_AS, OTYPE16, OT16, AS)                                  \
+      FOR_CHANNEL_COUNTS(STORE_CASE_AS, OTYPE32, OT32, AS)                                  \
     default:                                                                                \
       break;                                                                                \
     }                                                                                       \
   }
-STORE_INTEGERS(kiln_store_i, int4, SIGNED_INT8, char, SIGNED_INT16, short, SIGNED_INT32, int)
-STORE_INTEGERS(kiln_store_ui, uint4, UNSIGNED_INT8, uchar, UNSIGNED_INT16, ushort, UNSIGNED_INT32, uint)
+STORE_INTEGERS(kiln_store_i, int4, SIGNED_INT8, char, SIGNED_INT16, short, SIGNED_INT32, int, KILN_AS_UINT4, UNSIGNED_INT8,
+               uchar, UNSIGNED_INT16, ushort, UNSIGNED_INT32, uint)
+STORE_INTEGERS(kiln_store_ui, uint4, UNSIGNED_INT8, uchar, UNSIGNED_INT16, ushort, UNSIGNED_INT32, uint, KILN_AS_INT4,
+               SIGNED_INT8, char, SIGNED_INT16, short, SIGNED_INT32, int)
 
 /* ---- The OpenCL C functions ---- */
 
