@@ -1,5 +1,6 @@
-/* khr_command_buffer_test.h: what the cl_khr_command_buffer suites share. The ICD loader
- * does not export the extension's entry points, so every suite calls them through `kcb`,
+/* khr_command_buffer_test.h: what the cl_khr_command_buffer suites (and the layered
+ * cl_khr_command_buffer_mutable_dispatch's) share. The ICD loader does not export the
+ * extensions' entry points, so every suite calls them through `kcb`,
  * filled from clGetExtensionFunctionAddressForPlatform by kcb_setup; plus small helpers
  * for command buffers and events that fail the test on any error, and the shared object
  * helpers (kiln_test_objects.h) under this suite's prefix.
@@ -35,7 +36,9 @@
   X(clCommandFillImageKHR)                                                                                             \
   X(clCommandNDRangeKernelKHR)                                                                                         \
   X(clCommandSVMMemcpyKHR)                                                                                             \
-  X(clCommandSVMMemFillKHR)
+  X(clCommandSVMMemFillKHR)                                                                                            \
+  X(clUpdateMutableCommandsKHR)                                                                                        \
+  X(clGetMutableCommandInfoKHR)
 
 /* The extension's entry points, as the platform hands them out. */
 struct kcb_api {
