@@ -2,7 +2,8 @@
  * finds the Kiln platform, prints what it reports, moves data through buffers with events
  * across two queues, runs a kernel with barriers, records a copy / kernel / copy
  * pipeline into a command buffer (cl_khr_command_buffer) that it replays frame after
- * frame, records two kernels on a recordable queue (cl_qcom_recordable_queues) that it
+ * frame with the kernel's multiplier updated between frames
+ * (cl_khr_command_buffer_mutable_dispatch), records two kernels on a recordable queue (cl_qcom_recordable_queues) that it
  * replays with an argument and a size changed, imports a malloc'd array
  * (cl_arm_import_memory) that a kernel updates in place, and runs one kernel under Arm's
  * scheduling controls (cl_arm_scheduling_controls: a compute-unit limit, a work-group
@@ -32,7 +33,9 @@ static cl_platform_id find_kiln(void) {
 }
 
 /* cl_khr_command_buffer: "copy the frame in, transform it, copy it out" is recorded once,
- * with sync points between the steps, and replayed for every frame. Returns wrong values. */
+ * with sync points between the steps, and replayed for every frame; the kernel is a
+ * mutable dispatch (cl_khr_command_buffer_mutable_dispatch) whose multiplier changes
+ * between frames without re-recording. Returns wrong values. */
 static size_t command_buffer_frames(cl_platform_id platform, cl_device_id device, cl_context context,
                                     cl_command_queue queue) {
   char extensions[4096];
@@ -43,9 +46,10 @@ static size_t command_buffer_frames(cl_platform_id platform, cl_device_id device
   __typeof__(&clFinalizeCommandBufferKHR) finalize = GET_FUNCTION(platform, clFinalizeCommandBufferKHR);
   __typeof__(&clEnqueueCommandBufferKHR) enqueue = GET_FUNCTION(platform, clEnqueueCommandBufferKHR);
   __typeof__(&clReleaseCommandBufferKHR) release = GET_FUNCTION(platform, clReleaseCommandBufferKHR);
-  if (!strstr(extensions, "cl_khr_command_buffer") || !create || !record_copy || !record_kernel || !finalize ||
-      !enqueue || !release) {
-    fprintf(stderr, "kiln_demo: cl_khr_command_buffer missing\n");
+  __typeof__(&clUpdateMutableCommandsKHR) update = GET_FUNCTION(platform, clUpdateMutableCommandsKHR);
+  if (!strstr(extensions, "cl_khr_command_buffer_mutable_dispatch") || !create || !record_copy || !record_kernel ||
+      !finalize || !enqueue || !release || !update) {
+    fprintf(stderr, "kiln_demo: cl_khr_command_buffer or cl_khr_command_buffer_mutable_dispatch missing\n");
     return 1;
   }
   static const char *source = "kernel void transform(global uint *v, uint k) { size_t i = get_global_id(0);"
@@ -68,27 +72,41 @@ static size_t command_buffer_frames(cl_platform_id platform, cl_device_id device
   CHECK(clSetKernelArg(kernel, 0, sizeof work, &work));
   CHECK(clSetKernelArg(kernel, 1, sizeof k, &k));
 
-  cl_command_buffer_khr frames = create(1, &queue, NULL, &err);
+  const cl_command_buffer_properties_khr mutable[] = {CL_COMMAND_BUFFER_FLAGS_KHR, CL_COMMAND_BUFFER_MUTABLE_KHR, 0};
+  cl_command_buffer_khr frames = create(1, &queue, mutable, &err);
   CHECK(err);
   cl_sync_point_khr copied_in, transformed;
+  cl_mutable_command_khr transform = NULL;
+  const cl_command_properties_khr arguments_only[] = {CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR,
+                                                      CL_MUTABLE_DISPATCH_ARGUMENTS_KHR, 0};
   CHECK(record_copy(frames, NULL, NULL, in, work, 0, 0, bytes, 0, NULL, &copied_in, NULL));
-  CHECK(record_kernel(frames, NULL, NULL, kernel, 1, NULL, &items, NULL, 1, &copied_in, &transformed, NULL));
+  CHECK(record_kernel(frames, NULL, arguments_only, kernel, 1, NULL, &items, NULL, 1, &copied_in, &transformed,
+                      &transform));
   CHECK(record_copy(frames, NULL, NULL, work, out, 0, 0, bytes, 1, &transformed, NULL, NULL));
   CHECK(finalize(frames));
-  k = 1000; /* arguments were captured when the kernel was recorded: the replays still use 3 */
+  k = 1000; /* arguments were captured when the kernel was recorded: the replays use 3, then the updates' */
   CHECK(clSetKernelArg(kernel, 1, sizeof k, &k));
 
   cl_uint *frame = malloc(bytes), *result = malloc(bytes);
   size_t wrong = 0;
   for (cl_uint f = 0; f < FRAMES; f++) {
+    cl_uint multiplier = 3 + 2 * f;
+    if (f > 0) { /* frame f multiplies by 3 + 2f: one argument of the recorded kernel updated */
+      cl_mutable_dispatch_arg_khr arg = {1, sizeof multiplier, &multiplier};
+      cl_mutable_dispatch_config_khr config = {.command = transform, .num_args = 1, .arg_list = &arg};
+      const cl_command_buffer_update_type_khr type = CL_STRUCTURE_TYPE_MUTABLE_DISPATCH_CONFIG_KHR;
+      const void *configs[1] = {&config};
+      CHECK(update(frames, 1, &type, configs));
+    }
     for (cl_uint i = 0; i < ITEMS; i++) frame[i] = f * 7919u + i * 31u;
     CHECK(clEnqueueWriteBuffer(queue, in, CL_FALSE, 0, bytes, frame, 0, NULL, NULL));
     CHECK(enqueue(0, NULL, frames, 0, NULL, NULL));
     CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, bytes, result, 0, NULL, NULL));
-    for (cl_uint i = 0; i < ITEMS; i++) wrong += result[i] != frame[i] * 3u + i;
+    for (cl_uint i = 0; i < ITEMS; i++) wrong += result[i] != frame[i] * multiplier + i;
   }
-  printf("command buffer: copy / kernel / copy recorded once, replayed for %d frames of %d values; %zu wrong values\n",
-         FRAMES, ITEMS, wrong);
+  printf("command buffer: copy / kernel / copy recorded once, replayed for %d frames of %d values, the kernel's "
+         "multiplier updated between frames (3, 5, ... %d); %zu wrong values\n",
+         FRAMES, ITEMS, 3 + 2 * (FRAMES - 1), wrong);
   free(frame);
   free(result);
   CHECK(release(frames));

@@ -48,5 +48,7 @@ void bench_collectives(struct bench_env *env);
 void bench_waits(struct bench_env *env);
 /* bench_svm.c: pointer chasing over an SVM linked list; a 256 MiB clEnqueueSVMMemcpy beside host memcpy. */
 void bench_svm(struct bench_env *env);
+/* bench_mutable.c: command-buffer replay with and without cl_khr_command_buffer_mutable_dispatch updates. */
+void bench_mutable_dispatch(struct bench_env *env);
 
 #endif

@@ -3,7 +3,7 @@
  * Every kernel result is checked against a host reference; a wrong result fails the run.
  *
  *   kiln_bench [--platform NAME] [--quick] [--only LIST]
- *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,collectives,waits,sinexp,stencil,nbody,localsize,cmdbuf,recording,
+ *   LIST: comma-separated of latency,throughput,vadd,sgemm,reduce,collectives,waits,sinexp,stencil,nbody,localsize,cmdbuf,mutable,recording,
  *         sched,families,heavy,images,svm,build
  *
  * Performance is measured here, never asserted in tests. */
@@ -1217,6 +1217,7 @@ int main(int argc, char **argv) {
   if (selected(only, "nbody")) bench_nbody(&env);
   if (selected(only, "localsize")) bench_local_size(&env);
   if (selected(only, "cmdbuf")) bench_command_buffer_replay(&env);
+  if (selected(only, "mutable")) bench_mutable_dispatch(&env);
   if (selected(only, "recording")) bench_recording_replay(&env);
   if (selected(only, "sched")) bench_scheduling_controls(&env);
   if (selected(only, "families")) bench_queue_families(&env);
