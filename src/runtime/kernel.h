@@ -52,6 +52,12 @@ typedef cl_int (*kiln_kernel_exec_info_handler)(cl_kernel kernel, cl_kernel_exec
 /* True and *value when an extension's exec info `name` was set on the kernel. */
 bool kiln_kernel_exec_info_find(cl_kernel kernel, cl_kernel_exec_info name, uint64_t *value);
 
+/* clSetKernelArg and clSetKernelExecInfo on a kernel known to be valid (a recorder's own
+ * clone): the same checks and errors, inside the caller's entry-point call. */
+cl_int kiln_kernel_set_arg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value);
+cl_int kiln_kernel_set_exec_info(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size,
+                                 const void *param_value);
+
 /* clSetKernelArgSVMPointer and clSetKernelArgMemPointerINTEL: a global or constant
  * pointer argument set to an address (any: every host address is fine-grain system SVM).
  * CL_INVALID_KERNEL, CL_INVALID_ARG_INDEX, or CL_INVALID_ARG_VALUE for another kind of

@@ -130,6 +130,10 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_ind
                                                const void *arg_value) {
   KILN_API_CALL;
   if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL_HANDLE(CL_INVALID_KERNEL, kernel, cl_kernel);
+  return kiln_kernel_set_arg(kernel, arg_index, arg_size, arg_value);
+}
+
+cl_int kiln_kernel_set_arg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value) {
   if (arg_index >= kernel->desc->num_args)
     return KILN_FAIL(CL_INVALID_ARG_INDEX, "arg_index %u: kernel %s has %u arguments", arg_index, kernel->desc->name,
                      kernel->desc->num_args);
@@ -249,6 +253,11 @@ CL_API_ENTRY cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_
                                                     size_t param_value_size, const void *param_value) {
   KILN_API_CALL;
   if (!kiln_kernel_is_valid(kernel)) return KILN_FAIL_HANDLE(CL_INVALID_KERNEL, kernel, cl_kernel);
+  return kiln_kernel_set_exec_info(kernel, param_name, param_value_size, param_value);
+}
+
+cl_int kiln_kernel_set_exec_info(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size,
+                                 const void *param_value) {
   switch (param_name) {
   /* Every host address is reachable from a kernel here, so naming the pointers a kernel
    * may reach through others asks for nothing more; the arguments are still checked. */

@@ -1,8 +1,10 @@
 /* recorded_dispatch.c: see recorded_dispatch.h. */
 #include "runtime/recorded_dispatch.h"
 
+#include "runtime/kernel.h"
 #include "runtime/ndrange.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void kiln_recorded_dispatch_geometry(const struct kiln_ndrange_call *call, struct kiln_recorded_dispatch *dispatch) {
@@ -21,11 +23,52 @@ cl_int kiln_recorded_dispatch_capture(const struct kiln_ndrange_call *call, stru
   return dispatch->kernel ? CL_SUCCESS : err;
 }
 
-cl_int kiln_recorded_dispatch_copy(const struct kiln_recorded_dispatch *dispatch, struct kiln_recorded_dispatch *copy) {
-  cl_int err;
-  *copy = *dispatch;
-  copy->kernel = clCloneKernel(dispatch->kernel, &err);
-  return copy->kernel ? CL_SUCCESS : err;
+_Static_assert(sizeof ((struct kiln_recorded_dispatch_saved *)0)->exec_info_names ==
+                   sizeof ((cl_kernel)0)->exec_info_names,
+               "saved exec info matches the kernel's");
+
+cl_int kiln_recorded_dispatch_save(const struct kiln_recorded_dispatch *dispatch,
+                                   struct kiln_recorded_dispatch_saved *saved) {
+  cl_kernel kernel = dispatch->kernel;
+  const struct kiln_kernel_desc *desc = kernel->desc;
+  *saved = (struct kiln_recorded_dispatch_saved){.kernel = kernel};
+  /* One block: the values, then the argument bytes. */
+  size_t values_bytes = desc->num_args * sizeof *saved->values;
+  saved->values = malloc(values_bytes + desc->args_block_size + 1);
+  if (!saved->values) {
+    saved->kernel = NULL;
+    return CL_OUT_OF_HOST_MEMORY;
+  }
+  saved->args = (unsigned char *)saved->values + values_bytes;
+  memcpy(saved->args, kernel->args, desc->args_block_size);
+  memcpy(saved->values, kernel->values, values_bytes);
+  saved->unset_args = kernel->unset_args;
+  saved->too_many_image_args = kernel->too_many_image_args;
+  saved->exec_info_count = kernel->exec_info_count;
+  memcpy(saved->exec_info_names, kernel->exec_info_names, sizeof saved->exec_info_names);
+  memcpy(saved->exec_info_values, kernel->exec_info_values, sizeof saved->exec_info_values);
+  return CL_SUCCESS;
+}
+
+void kiln_recorded_dispatch_restore(struct kiln_recorded_dispatch_saved *saved) {
+  cl_kernel kernel = saved->kernel;
+  if (kernel) {
+    memcpy(kernel->args, saved->args, kernel->desc->args_block_size);
+    memcpy(kernel->values, saved->values, kernel->desc->num_args * sizeof *saved->values);
+    kernel->unset_args = saved->unset_args;
+    kernel->too_many_image_args = saved->too_many_image_args;
+    kernel->exec_info_count = saved->exec_info_count;
+    memcpy(kernel->exec_info_names, saved->exec_info_names, sizeof saved->exec_info_names);
+    memcpy(kernel->exec_info_values, saved->exec_info_values, sizeof saved->exec_info_values);
+  }
+  kiln_recorded_dispatch_forget(saved);
+}
+
+void kiln_recorded_dispatch_forget(struct kiln_recorded_dispatch_saved *saved) {
+  free(saved->values); /* the arguments' bytes are in the same block */
+  saved->args = NULL;
+  saved->values = NULL;
+  saved->kernel = NULL;
 }
 
 void kiln_recorded_dispatch_release(struct kiln_recorded_dispatch *dispatch) {

@@ -3,11 +3,17 @@
  * owns a clone of the recorded kernel: the clone has the arguments the command was built
  * with, updates go through clSetKernelArg, clSetKernelArgSVMPointer and
  * clSetKernelExecInfo on it (with their own errors), and the application's kernel is
- * never touched. Rebuilding runs the core's NDRange path, which validates the result. */
+ * never touched. Rebuilding runs the core's NDRange path, which validates the result.
+ *
+ * The clone is changed in place: a built command keeps a copy of the arguments (and holds
+ * the kernel), so commands built before go on running as they were. An update saves the
+ * clone's argument state first and restores it if the update fails. */
 #ifndef KILN_RUNTIME_RECORDED_DISPATCH_H
 #define KILN_RUNTIME_RECORDED_DISPATCH_H
 
 #include "runtime/command.h"
+
+#include <stdint.h>
 
 struct kiln_recorded_dispatch {
   cl_kernel kernel; /* the clone (an API reference the dispatch holds); NULL when only the geometry is kept */
@@ -20,8 +26,23 @@ struct kiln_recorded_dispatch {
 void kiln_recorded_dispatch_geometry(const struct kiln_ndrange_call *call, struct kiln_recorded_dispatch *dispatch);
 /* The geometry of `call` and a clone of its kernel. */
 cl_int kiln_recorded_dispatch_capture(const struct kiln_ndrange_call *call, struct kiln_recorded_dispatch *dispatch);
-/* `*copy` = `dispatch` with a clone of its own, for an update to change. */
-cl_int kiln_recorded_dispatch_copy(const struct kiln_recorded_dispatch *dispatch, struct kiln_recorded_dispatch *copy);
+/* The argument state of a dispatch's clone, saved before an update changes it. */
+struct kiln_recorded_dispatch_saved {
+  cl_kernel kernel;
+  unsigned char *args;
+  struct kiln_kernel_arg_value *values;
+  unsigned unset_args;
+  bool too_many_image_args;
+  unsigned exec_info_count;
+  cl_kernel_exec_info exec_info_names[8];
+  uint64_t exec_info_values[8];
+};
+/* Saves the state of `dispatch`'s clone; CL_OUT_OF_HOST_MEMORY when it cannot. */
+cl_int kiln_recorded_dispatch_save(const struct kiln_recorded_dispatch *dispatch,
+                                   struct kiln_recorded_dispatch_saved *saved);
+/* Puts the saved state back (the update failed), or forgets it (the update stands). */
+void kiln_recorded_dispatch_restore(struct kiln_recorded_dispatch_saved *saved);
+void kiln_recorded_dispatch_forget(struct kiln_recorded_dispatch_saved *saved);
 /* Drops the clone (if any). */
 void kiln_recorded_dispatch_release(struct kiln_recorded_dispatch *dispatch);
 

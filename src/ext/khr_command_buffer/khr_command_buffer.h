@@ -71,6 +71,7 @@ struct _cl_mutable_command_khr {
   pthread_mutex_t lock;   /* `dispatch`, which updates replace while queries read it */
   /* The geometry, and in a mutable command buffer the kernel clone updates start from. */
   struct kiln_recorded_dispatch dispatch;
+  struct pending_update *pending; /* during an update naming it (mutable_update.c), else NULL */
 };
 
 static inline bool kiln_mutable_command_is_valid(cl_mutable_command_khr command) {

@@ -1,11 +1,14 @@
-/* mutable_update.c: clUpdateMutableCommandsKHR. Every config is checked and applied to a
- * copy of its command's dispatch (one copy per command however many configs name it,
- * applied in array order), every copy is rebuilt into a new command through the core's
- * NDRange path, and only then is anything switched: the copies replace the handles'
- * dispatches and a new version, sharing every command not named, replaces the command
- * buffer's. A config that fails leaves everything as it was. */
+/* mutable_update.c: clUpdateMutableCommandsKHR. Every config is checked and applied, in
+ * array order, to its command's dispatch: arguments and exec info to the dispatch's kernel
+ * clone, whose state is saved first (once per command however many configs name it), the
+ * geometry to a copy. Every named command is rebuilt through the core's NDRange path, and
+ * only then is anything switched: the copies' geometry replaces the handles', and a new
+ * version, sharing every command not named, replaces the command buffer's. A config that
+ * fails restores the clones: everything is as it was. */
 #include "ext/khr_command_buffer/khr_command_buffer.h"
 #include "runtime/debug_err.h"
+
+#include "runtime/kernel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +16,8 @@
 /* One command the update names, and what it becomes. */
 struct pending_update {
   cl_mutable_command_khr command;
-  struct kiln_recorded_dispatch next;
+  struct kiln_recorded_dispatch next; /* the command's clone (changed in place), the new geometry */
+  struct kiln_recorded_dispatch_saved saved;
   struct kiln_command *rebuilt;
 };
 
@@ -23,18 +27,19 @@ struct update {
   size_t count;
 };
 
-/* The copy of `command`'s dispatch this update changes, made on first use. */
+/* What this update does to `command`, begun on first use (the clone's state saved). The
+ * command points at its entry meanwhile (updates of a command buffer hold its lock). */
 static cl_int pending_of(struct update *u, cl_mutable_command_khr command, struct pending_update **found) {
-  for (size_t i = 0; i < u->count; i++)
-    if (u->pending[i].command == command) {
-      *found = &u->pending[i];
-      return CL_SUCCESS;
-    }
+  if (command->pending) {
+    *found = command->pending;
+    return CL_SUCCESS;
+  }
   struct pending_update *p = &u->pending[u->count];
-  *p = (struct pending_update){.command = command};
-  cl_int err = kiln_recorded_dispatch_copy(&command->dispatch, &p->next);
-  if (err != CL_SUCCESS) return err;
+  *p = (struct pending_update){.command = command, .next = command->dispatch};
+  cl_int err = kiln_recorded_dispatch_save(&p->next, &p->saved);
+  if (err != CL_SUCCESS) return KILN_FAIL(err, "no memory to save the dispatch's arguments");
   u->count++;
+  command->pending = p;
   *found = p;
   return CL_SUCCESS;
 }
@@ -82,15 +87,15 @@ static cl_int apply_config(struct update *u, const cl_mutable_dispatch_config_kh
   cl_kernel kernel = p->next.kernel;
   for (cl_uint i = 0; i < config->num_args; i++) {
     const cl_mutable_dispatch_arg_khr *arg = &config->arg_list[i];
-    if ((err = clSetKernelArg(kernel, arg->arg_index, arg->arg_size, arg->arg_value)) != CL_SUCCESS) return err;
+    if ((err = kiln_kernel_set_arg(kernel, arg->arg_index, arg->arg_size, arg->arg_value)) != CL_SUCCESS) return err;
   }
   for (cl_uint i = 0; i < config->num_svm_args; i++) { /* arg_size is ignored */
     const cl_mutable_dispatch_arg_khr *arg = &config->arg_svm_list[i];
-    if ((err = clSetKernelArgSVMPointer(kernel, arg->arg_index, arg->arg_value)) != CL_SUCCESS) return err;
+    if ((err = kiln_kernel_set_arg_pointer(kernel, arg->arg_index, arg->arg_value)) != CL_SUCCESS) return err;
   }
   for (cl_uint i = 0; i < config->num_exec_infos; i++) {
     const cl_mutable_dispatch_exec_info_khr *info = &config->exec_info_list[i];
-    if ((err = clSetKernelExecInfo(kernel, info->param_name, info->param_value_size, info->param_value)) !=
+    if ((err = kiln_kernel_set_exec_info(kernel, info->param_name, info->param_value_size, info->param_value)) !=
         CL_SUCCESS)
       return err;
   }
@@ -129,11 +134,10 @@ static bool commit(struct update *u) {
   for (size_t i = 0; i < u->count; i++) {
     struct pending_update *p = &u->pending[i];
     p->rebuilt = NULL; /* the version's now */
+    kiln_recorded_dispatch_forget(&p->saved);
     pthread_mutex_lock(&p->command->lock);
-    struct kiln_recorded_dispatch previous = p->command->dispatch;
-    p->command->dispatch = p->next;
+    p->command->dispatch = p->next; /* the same clone, the new geometry */
     pthread_mutex_unlock(&p->command->lock);
-    p->next = previous; /* released with the update */
   }
   kiln_replay_version_release(cb->version); /* executions holding it keep it */
   cb->version = version;
@@ -177,12 +181,13 @@ CL_API_ENTRY cl_int CL_API_CALL clUpdateMutableCommandsKHR(cl_command_buffer_khr
   if (!u.pending) return KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "no memory for the update");
   pthread_mutex_lock(&command_buffer->lock);
   cl_int err = update_locked(&u, num_configs, configs);
-  pthread_mutex_unlock(&command_buffer->lock);
-  /* After a commit `next` holds the replaced dispatches; after a failure, this call's copies. */
+  /* After a failure: the clones as they were, and the commands this call built dropped. */
   for (size_t i = 0; i < u.count; i++) {
-    kiln_recorded_dispatch_release(&u.pending[i].next);
+    u.pending[i].command->pending = NULL;
+    kiln_recorded_dispatch_restore(&u.pending[i].saved);
     if (u.pending[i].rebuilt) kiln_command_discard(u.pending[i].rebuilt);
   }
+  pthread_mutex_unlock(&command_buffer->lock);
   free(u.pending);
   return err;
 }

@@ -1,10 +1,11 @@
 /* recording_replay.c: clEnqueueRecordingQCOM and clEnqueueRecordingSVMQCOM. Updates are
  * checked and built completely before any is applied, so a failing call changes nothing:
- * each dispatch an update names gets a new kernel clone (argument, SVM-argument and
- * exec-info updates go through clSetKernelArg, clSetKernelArgSVMPointer and
- * clSetKernelExecInfo on it, with their own errors), new geometry, and a new command from
- * the core's NDRange path (which validates the sizes); the recording then switches to a
- * version sharing every other dispatch's command. The execution itself is one queue
+ * each dispatch an update names has its kernel clone's state saved, then changed
+ * (argument, SVM-argument and exec-info updates go through clSetKernelArg,
+ * clSetKernelArgSVMPointer and clSetKernelExecInfo on it, with their own errors), new
+ * geometry, and a new command from the core's NDRange path (which validates the sizes);
+ * the recording then switches to a version sharing every other dispatch's command, or
+ * the saved states are restored. The execution itself is one queue
  * command running the version's steps (runtime/replay.h); it holds the version. */
 #include "ext/qcom_recordable/qcom_recordable.h"
 #include "runtime/debug_err.h"
@@ -73,15 +74,15 @@ static cl_int update_dispatch(struct kiln_recorded_dispatch *next, cl_uint index
   cl_int err;
   for (size_t i = 0; i < u->num_args; i++)
     if (u->args[i].dispatch_index == index &&
-        (err = clSetKernelArg(next->kernel, u->args[i].arg_index, u->args[i].arg_size, u->args[i].arg_value)))
+        (err = kiln_kernel_set_arg(next->kernel, u->args[i].arg_index, u->args[i].arg_size, u->args[i].arg_value)))
       return err;
   for (size_t i = 0; i < u->num_svm_args; i++)
     if (u->svm_args[i].dispatch_index == index &&
-        (err = clSetKernelArgSVMPointer(next->kernel, u->svm_args[i].arg_index, u->svm_args[i].arg_value)))
+        (err = kiln_kernel_set_arg_pointer(next->kernel, u->svm_args[i].arg_index, u->svm_args[i].arg_value)))
       return err;
   for (size_t i = 0; i < u->num_exec_info; i++)
     if (u->exec_info[i].dispatch_index == index &&
-        (err = clSetKernelExecInfo(next->kernel, u->exec_info[i].param_name, u->exec_info[i].param_value_size,
+        (err = kiln_kernel_set_exec_info(next->kernel, u->exec_info[i].param_name, u->exec_info[i].param_value_size,
                                    u->exec_info[i].param_value)))
       return err;
   cl_uint dims = next->work_dim;
@@ -112,32 +113,34 @@ static cl_int apply_updates(cl_recording_qcom recording, cl_command_queue queue,
     return CL_INVALID_KERNEL_ARGS;
   }
   struct kiln_recorded_dispatch *next = calloc(count, sizeof *next);
+  struct kiln_recorded_dispatch_saved *saved = calloc(count, sizeof *saved);
   struct kiln_command **commands = calloc(count, sizeof *commands);
-  cl_int err = next && commands ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+  cl_int err = next && saved && commands ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
   for (size_t d = 0; d < count && err == CL_SUCCESS; d++) {
     if (!named[d]) continue;
-    if ((err = kiln_recorded_dispatch_copy(&recording->dispatches[d], &next[d])) == CL_SUCCESS &&
+    next[d] = recording->dispatches[d];
+    if ((err = kiln_recorded_dispatch_save(&next[d], &saved[d])) == CL_SUCCESS &&
         (err = update_dispatch(&next[d], (cl_uint)d, u)) == CL_SUCCESS)
       err = kiln_recorded_dispatch_build(queue, &next[d], &commands[d]);
   }
   struct kiln_replay_version *version = NULL;
   if (err == CL_SUCCESS && !(version = kiln_replay_version_replace(recording->version, commands)))
     err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!version");
-  if (err == CL_SUCCESS) {
-    for (size_t d = 0; d < count; d++) {
-      if (!named[d]) continue;
-      kiln_recorded_dispatch_release(&recording->dispatches[d]);
-      recording->dispatches[d] = next[d];
-    }
-    kiln_replay_version_release(recording->version);
-    recording->version = version;
-  } else {
-    /* Only what this call built: clones and commands of the named dispatches. */
-    for (size_t d = 0; next && commands && d < count; d++) {
-      kiln_recorded_dispatch_release(&next[d]);
-      if (commands[d]) kiln_command_discard(commands[d]);
+  for (size_t d = 0; saved && d < count; d++) {
+    if (!named[d]) continue;
+    if (err == CL_SUCCESS) {
+      kiln_recorded_dispatch_forget(&saved[d]);
+      recording->dispatches[d] = next[d]; /* the same clone, the new geometry */
+    } else {
+      kiln_recorded_dispatch_restore(&saved[d]); /* only what this call changed and built */
+      if (commands && commands[d]) kiln_command_discard(commands[d]);
     }
   }
+  if (err == CL_SUCCESS) {
+    kiln_replay_version_release(recording->version);
+    recording->version = version;
+  }
+  free(saved);
   free(commands);
   free(next);
   free(named);
