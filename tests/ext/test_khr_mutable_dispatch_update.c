@@ -6,10 +6,12 @@
  * kernel recorded twice (and into two command buffers) updated independently; the
  * application's kernel untouched; updates between executions that are still pending (the
  * executions already enqueued keep what they had); released replaced objects; sync points
- * kept; out-of-order queues; and updates racing enqueues from another thread. */
+ * kept; out-of-order queues; updates racing enqueues from another thread; and queries and
+ * updates racing the release of the command buffer (errors, not crashes). */
 #include "khr_mutable_dispatch_test.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 static const char *source =
@@ -599,6 +601,58 @@ static void test_updates_racing_enqueues(void **state) {
   assert_cl_success(clReleaseMemObject(y));
 }
 
+/* Another thread queries and updates a command buffer's handles while this one releases
+ * it: every call succeeds or reports the released handle, none crashes. */
+struct release_race {
+  cl_command_buffer_khr cb;
+  cl_mutable_command_khr h;
+  atomic_int started;
+  int unexpected;
+};
+
+static void *query_and_update(void *p) {
+  struct release_race *r = p;
+  atomic_store(&r->started, 1);
+  for (int i = 0; i < 2000; i++) {
+    cl_uint dims = 0;
+    cl_int q = kcb.clGetMutableCommandInfoKHR(r->h, CL_MUTABLE_DISPATCH_DIMENSIONS_KHR, sizeof dims, &dims, NULL);
+    cl_int v = i;
+    cl_mutable_dispatch_arg_khr arg = {1, sizeof v, &v};
+    cl_mutable_dispatch_config_khr config = kmd_config(r->h);
+    config.num_args = 1, config.arg_list = &arg;
+    cl_int u = kmd_update(r->cb, &config);
+    if ((q != CL_SUCCESS && q != CL_INVALID_MUTABLE_COMMAND_KHR) || (q == CL_SUCCESS && dims != 1) ||
+        (u != CL_SUCCESS && u != CL_INVALID_COMMAND_BUFFER_KHR && u != CL_INVALID_MUTABLE_COMMAND_KHR))
+      r->unexpected++;
+    if (q == CL_INVALID_MUTABLE_COMMAND_KHR && u == CL_INVALID_COMMAND_BUFFER_KHR) break;
+  }
+  return NULL;
+}
+
+static void test_handles_racing_release(void **state) {
+  struct kiln_test_env *env = *state;
+  cl_mem out = kcb_buffer(env->context, 256);
+  cl_kernel put = kcb_kernel(program, "put");
+  kcb_arg_mem(put, 0, out);
+  kcb_arg_int(put, 1, 1);
+  for (int round = 0; round < 20; round++) {
+    struct release_race r = {.cb = kmd_create(env->queue, 0)};
+    atomic_init(&r.started, 0);
+    r.h = kmd_record_1d(r.cb, put, NULL, 64, 0);
+    assert_cl_success(kcb.clFinalizeCommandBufferKHR(r.cb));
+    kmd_run(env->queue, r.cb);
+    pthread_t thread;
+    assert_int_equal(0, pthread_create(&thread, NULL, query_and_update, &r));
+    while (!atomic_load(&r.started)) sched_yield();
+    if (round % 2) kiln_test_sleep_ms(1); /* sometimes in the middle of the calls, sometimes at their start */
+    assert_cl_success(kcb.clReleaseCommandBufferKHR(r.cb));
+    assert_int_equal(0, pthread_join(thread, NULL));
+    assert_int_equal(0, r.unexpected);
+  }
+  assert_cl_success(clReleaseKernel(put));
+  assert_cl_success(clReleaseMemObject(out));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       KCB_TEST(test_specification_sample),
@@ -613,6 +667,7 @@ int main(void) {
       KCB_TEST(test_released_objects_and_sync_points),
       KCB_TEST(test_out_of_order_queue),
       KCB_TEST(test_updates_racing_enqueues),
+      KCB_TEST(test_handles_racing_release),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
