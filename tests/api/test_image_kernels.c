@@ -4,7 +4,8 @@
  * images, against a host reference written from the environment spec's addressing and
  * filtering formulas; integer coordinates; every supported format read (samplerless) and
  * written against the spec's conversion rules (normalized reads within its 1.5 ulp); the get_image_* queries of every type;
- * read_write images; depth images; a 2D image over a buffer written and read by kernels. */
+ * read_write images; depth images; a 2D image over a buffer written and read by kernels;
+ * integer images read and written with the functions of the other signedness. */
 #include "kiln_test.h"
 
 #include <math.h>
@@ -672,6 +673,65 @@ static void test_read_write(void **state) {
   clReleaseProgram(p);
 }
 
+/* Integer images read and written with the functions of the other signedness (undefined in
+ * the spec): the bits are kept, as on GPUs. */
+static void test_integer_other_signedness(void **state) {
+  struct kiln_test_env *env = *state;
+  const char *source =
+      "kernel void cross(read_only image1d_t u8, read_only image1d_t s16, write_only image1d_t u8_out,\n"
+      "                  write_only image1d_t s8_out, global int4 *o) {\n"
+      "  int x = get_global_id(0);\n"
+      "  o[2 * x] = read_imagei(u8, x);\n"
+      "  o[2 * x + 1] = as_int4(read_imageui(s16, x));\n"
+      "  write_imagei(u8_out, x, (int4)(-1, 7, 300, x));\n"
+      "  write_imageui(s8_out, x, (uint4)(200, 5, 0xFFFFFFFFu, x));\n"
+      "}\n";
+  cl_program p = build(env, source, NULL);
+  cl_int err;
+  cl_kernel k = clCreateKernel(p, "cross", &err);
+  assert_cl_success(err);
+  enum { W = 4 };
+  cl_uchar u8[4 * W];
+  cl_short s16[4 * W];
+  for (int i = 0; i < 4 * W; i++) {
+    u8[i] = (cl_uchar)(250 - i);
+    s16[i] = (cl_short)(-3000 + i);
+  }
+  cl_mem in_u8 = image(env, CL_MEM_READ_ONLY, CL_RGBA, CL_UNSIGNED_INT8, CL_MEM_OBJECT_IMAGE1D, W, 1, 1, 1, u8);
+  cl_mem in_s16 = image(env, CL_MEM_READ_ONLY, CL_RGBA, CL_SIGNED_INT16, CL_MEM_OBJECT_IMAGE1D, W, 1, 1, 1, s16);
+  cl_mem out_u8 = image(env, CL_MEM_WRITE_ONLY, CL_RGBA, CL_UNSIGNED_INT8, CL_MEM_OBJECT_IMAGE1D, W, 1, 1, 1, NULL);
+  cl_mem out_s8 = image(env, CL_MEM_WRITE_ONLY, CL_RGBA, CL_SIGNED_INT8, CL_MEM_OBJECT_IMAGE1D, W, 1, 1, 1, NULL);
+  cl_mem o = buffer(env, 2 * W * sizeof(cl_int4), NULL);
+  cl_mem args[5] = {in_u8, in_s16, out_u8, out_s8, o};
+  for (cl_uint i = 0; i < 5; i++) assert_cl_success(clSetKernelArg(k, i, sizeof(cl_mem), &args[i]));
+  run(env, k, W);
+  cl_int got[8 * W];
+  cl_uchar wrote_u8[4 * W];
+  cl_char wrote_s8[4 * W];
+  assert_cl_success(clEnqueueReadBuffer(env->queue, o, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL));
+  size_t origin[3] = {0, 0, 0}, region[3] = {W, 1, 1};
+  assert_cl_success(clEnqueueReadImage(env->queue, out_u8, CL_TRUE, origin, region, 0, 0, wrote_u8, 0, NULL, NULL));
+  assert_cl_success(clEnqueueReadImage(env->queue, out_s8, CL_TRUE, origin, region, 0, 0, wrote_s8, 0, NULL, NULL));
+  for (int x = 0; x < W; x++) {
+    for (int c = 0; c < 4; c++) {
+      assert_int_equal(250 - (4 * x + c), got[8 * x + c]);        /* unsigned: zero-extended */
+      assert_int_equal(-3000 + 4 * x + c, got[8 * x + 4 + c]);    /* signed: sign-extended bits */
+    }
+    const int u8_want[4] = {255, 7, 255, x}, s8_want[4] = {127, 5, -1, x}; /* bits, then the format's saturation */
+    for (int c = 0; c < 4; c++) {
+      assert_int_equal(u8_want[c], wrote_u8[4 * x + c]);
+      assert_int_equal(s8_want[c], wrote_s8[4 * x + c]);
+    }
+  }
+  clReleaseMemObject(o);
+  clReleaseMemObject(in_u8);
+  clReleaseMemObject(in_s16);
+  clReleaseMemObject(out_u8);
+  clReleaseMemObject(out_s8);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
 /* Depth images: read_imagef returns one float, write_imagef stores one. */
 static void test_depth(void **state) {
   struct kiln_test_env *env = *state;
@@ -822,6 +882,7 @@ int main(void) {
       cmocka_unit_test(test_format_reads),      cmocka_unit_test(test_format_writes),
       cmocka_unit_test(test_queries),           cmocka_unit_test(test_read_write),
       cmocka_unit_test(test_depth),             cmocka_unit_test(test_image_over_buffer),
+      cmocka_unit_test(test_integer_other_signedness),
   };
   return cmocka_run_group_tests(tests, kiln_test_env_setup, kiln_test_env_teardown);
 }
