@@ -7,6 +7,7 @@
 #include "runtime/queue.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static bool step_of(struct kiln_command *command, struct kiln_replay_step *step) {
   *step = (struct kiln_replay_step){.command = command, .launch = command->launch};
@@ -15,57 +16,117 @@ static bool step_of(struct kiln_command *command, struct kiln_replay_step *step)
   return step->run || step->launch;
 }
 
-struct kiln_replay_step *kiln_replay_steps_new(struct kiln_command *const *commands, size_t count,
-                                               size_t *step_count, uint64_t *stack_bytes) {
-  struct kiln_replay_step *steps = calloc(count ? count : 1, sizeof *steps);
-  if (!steps) return NULL;
-  size_t n = 0;
-  *stack_bytes = 0;
-  for (size_t i = 0; i < count; i++) {
-    if (!commands[i] || !step_of(commands[i], &steps[n])) continue;
-    if (commands[i]->stack_bytes > *stack_bytes) *stack_bytes = commands[i]->stack_bytes;
-    n++;
+/* The chunk's steps from its commands. */
+static void chunk_build_steps(struct kiln_replay_chunk *chunk) {
+  chunk->step_count = 0;
+  chunk->stack_bytes = 0;
+  for (size_t i = 0; i < chunk->count; i++) {
+    struct kiln_command *command = chunk->commands[i];
+    if (!command || !step_of(command, &chunk->steps[chunk->step_count])) continue;
+    if (command->stack_bytes > chunk->stack_bytes) chunk->stack_bytes = command->stack_bytes;
+    chunk->step_count++;
   }
-  *step_count = n;
-  return steps;
 }
 
-struct kiln_replay_version *kiln_replay_version_new(struct kiln_command **commands, size_t count) {
+static void chunk_release(struct kiln_replay_chunk *chunk) {
+  if (atomic_fetch_sub(&chunk->refs, 1) != 1) return;
+  for (size_t i = 0; i < chunk->count; i++)
+    if (chunk->commands[i]) kiln_command_discard(chunk->commands[i]);
+  free(chunk);
+}
+
+static void version_set_stack(struct kiln_replay_version *version) {
+  version->stack_bytes = 0;
+  for (size_t c = 0; c < version->chunk_count; c++)
+    if (version->chunks[c]->stack_bytes > version->stack_bytes) version->stack_bytes = version->chunks[c]->stack_bytes;
+}
+
+/* A version with room for the chunks of `count` commands (chunks not allocated). */
+static struct kiln_replay_version *version_alloc(size_t count) {
   struct kiln_replay_version *version = calloc(1, sizeof *version);
-  struct kiln_replay_step *steps =
-      version ? kiln_replay_steps_new(commands, count, &version->step_count, &version->stack_bytes) : NULL;
-  if (!steps) {
+  if (!version) return NULL;
+  version->count = count;
+  version->chunk_count = (count + KILN_REPLAY_CHUNK - 1) / KILN_REPLAY_CHUNK;
+  version->chunks = calloc(version->chunk_count ? version->chunk_count : 1, sizeof *version->chunks);
+  if (!version->chunks) {
     free(version);
     return NULL;
   }
   atomic_init(&version->refs, 1);
-  version->commands = commands;
-  version->count = count;
-  version->steps = steps;
   return version;
 }
 
-struct kiln_replay_version *kiln_replay_version_replace(const struct kiln_replay_version *base,
-                                                        struct kiln_command *const *replacements) {
-  struct kiln_command **commands = malloc((base->count ? base->count : 1) * sizeof *commands);
-  if (!commands) return NULL;
-  for (size_t i = 0; i < base->count; i++) commands[i] = replacements[i] ? replacements[i] : base->commands[i];
-  struct kiln_replay_version *version = kiln_replay_version_new(commands, base->count);
-  if (!version) {
-    free(commands);
-    return NULL;
+/* Frees a version whose chunks were allocated but never filled (an allocation failed). */
+static void version_free_unfilled(struct kiln_replay_version *version, const struct kiln_replay_version *base) {
+  for (size_t c = 0; c < version->chunk_count; c++)
+    if (!base || version->chunks[c] != base->chunks[c]) free(version->chunks[c]);
+  free(version->chunks);
+  free(version);
+}
+
+struct kiln_replay_version *kiln_replay_version_new(struct kiln_command **commands, size_t count) {
+  struct kiln_replay_version *version = version_alloc(count);
+  if (!version) return NULL;
+  for (size_t c = 0; c < version->chunk_count; c++)
+    if (!(version->chunks[c] = malloc(sizeof *version->chunks[c]))) {
+      version_free_unfilled(version, NULL);
+      return NULL;
+    }
+  for (size_t c = 0; c < version->chunk_count; c++) {
+    struct kiln_replay_chunk *chunk = version->chunks[c];
+    atomic_init(&chunk->refs, 1);
+    chunk->count = count - c * KILN_REPLAY_CHUNK < KILN_REPLAY_CHUNK ? count - c * KILN_REPLAY_CHUNK : KILN_REPLAY_CHUNK;
+    memcpy(chunk->commands, commands + c * KILN_REPLAY_CHUNK, chunk->count * sizeof *commands);
+    chunk_build_steps(chunk);
   }
-  for (size_t i = 0; i < base->count; i++)
-    if (!replacements[i] && commands[i]) kiln_command_retain(commands[i]);
+  version_set_stack(version);
+  free(commands);
+  return version;
+}
+
+struct kiln_replay_version *kiln_replay_version_replace(const struct kiln_replay_version *base, const size_t *indices,
+                                                        struct kiln_command *const *commands, size_t replaced) {
+  struct kiln_replay_version *version = version_alloc(base->count);
+  if (!version) return NULL;
+  /* Allocate first (the chunks holding a replaced command get new ones), so that nothing
+   * is held or changed before everything needed exists. */
+  memcpy(version->chunks, base->chunks, base->chunk_count * sizeof *base->chunks);
+  for (size_t j = 0; j < replaced; j++) {
+    size_t c = indices[j] / KILN_REPLAY_CHUNK;
+    if (version->chunks[c] != base->chunks[c]) continue;
+    if (!(version->chunks[c] = malloc(sizeof *version->chunks[c]))) {
+      version->chunks[c] = base->chunks[c];
+      version_free_unfilled(version, base);
+      return NULL;
+    }
+    memcpy(version->chunks[c], base->chunks[c], sizeof *base->chunks[c]); /* commands and count; steps redone */
+  }
+  for (size_t j = 0; j < replaced; j++) {
+    struct kiln_replay_chunk *chunk = version->chunks[indices[j] / KILN_REPLAY_CHUNK];
+    chunk->commands[indices[j] % KILN_REPLAY_CHUNK] = NULL; /* marked: its reference is the caller's */
+  }
+  for (size_t c = 0; c < version->chunk_count; c++) {
+    struct kiln_replay_chunk *chunk = version->chunks[c];
+    if (chunk == base->chunks[c]) {
+      atomic_fetch_add(&chunk->refs, 1);
+      continue;
+    }
+    atomic_init(&chunk->refs, 1);
+    for (size_t i = 0; i < chunk->count; i++)
+      if (chunk->commands[i]) kiln_command_retain(chunk->commands[i]);
+  }
+  for (size_t j = 0; j < replaced; j++)
+    version->chunks[indices[j] / KILN_REPLAY_CHUNK]->commands[indices[j] % KILN_REPLAY_CHUNK] = commands[j];
+  for (size_t c = 0; c < version->chunk_count; c++)
+    if (version->chunks[c] != base->chunks[c]) chunk_build_steps(version->chunks[c]);
+  version_set_stack(version);
   return version;
 }
 
 void kiln_replay_version_release(struct kiln_replay_version *version) {
   if (!version || atomic_fetch_sub(&version->refs, 1) != 1) return;
-  for (size_t i = 0; i < version->count; i++)
-    if (version->commands[i]) kiln_command_discard(version->commands[i]);
-  free(version->commands);
-  free(version->steps);
+  for (size_t c = 0; c < version->chunk_count; c++) chunk_release(version->chunks[c]);
+  free(version->chunks);
   free(version);
 }
 
@@ -82,11 +143,14 @@ static cl_int run_steps(struct kiln_command *command, unsigned worker_id) {
   const struct kiln_replay_version *version = payload->execution.version;
   struct kiln_worker_limit *limit = kiln_queue_worker_limit(payload->queue);
   unsigned lane = payload->queue->config.placement.lane;
-  for (size_t i = 0; i < version->step_count; i++) {
-    const struct kiln_replay_step *step = &version->steps[i];
-    cl_int status = step->run ? step->run(step->command)
-                              : kiln_execution_run_launch(step->launch, step->batch_count, worker_id, limit, lane, NULL);
-    if (status < 0) return status;
+  for (size_t c = 0; c < version->chunk_count; c++) {
+    const struct kiln_replay_chunk *chunk = version->chunks[c];
+    for (size_t i = 0; i < chunk->step_count; i++) {
+      const struct kiln_replay_step *step = &chunk->steps[i];
+      cl_int status = step->run ? step->run(step->command)
+                                : kiln_execution_run_launch(step->launch, step->batch_count, worker_id, limit, lane, NULL);
+      if (status < 0) return status;
+    }
   }
   return CL_SUCCESS;
 }

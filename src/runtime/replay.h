@@ -16,33 +16,39 @@ struct kiln_replay_step {
   struct kiln_command *command;
 };
 
-/* The steps of `count` recorded commands (NULL entries and commands with nothing to run,
- * such as empty NDRanges, are left out); NULL on allocation failure. Free with free().
- * *stack_bytes: the most stack a step's kernels need, for the executions' command. */
-struct kiln_replay_step *kiln_replay_steps_new(struct kiln_command *const *commands, size_t count,
-                                               size_t *step_count, uint64_t *stack_bytes);
-
 /* A replay version: recorded commands (NULL entries are barriers) and their steps,
- * shared by reference count with the executions that run it. An update makes a new
- * version sharing the commands it does not replace; executions already enqueued keep
- * theirs. */
-struct kiln_replay_version {
+ * shared by reference count with the executions that run it. The commands are kept in
+ * chunks of KILN_REPLAY_CHUNK, each with its steps and reference-counted: an update makes
+ * a new version that copies only the chunks holding the commands it replaces and shares
+ * the others, so its cost grows with the commands it names (and a pointer per chunk), not
+ * with the command buffer. Executions already enqueued keep their version. */
+#define KILN_REPLAY_CHUNK 32
+
+struct kiln_replay_chunk {
   atomic_uint refs;
-  size_t count;
-  struct kiln_command **commands; /* each held (one reference per version) */
-  struct kiln_replay_step *steps;
-  size_t step_count;
-  uint64_t stack_bytes;
+  size_t count;                                         /* commands in it (the last chunk may be short) */
+  struct kiln_command *commands[KILN_REPLAY_CHUNK];     /* each held by the chunk */
+  size_t step_count;                                    /* NULL entries and empty commands have none */
+  struct kiln_replay_step steps[KILN_REPLAY_CHUNK];
+  uint64_t stack_bytes;                                 /* the most stack a step's kernels need */
 };
 
-/* A version of `count` commands, taking over the array and the caller's references to
- * them; NULL on allocation failure (the caller keeps both). */
+struct kiln_replay_version {
+  atomic_uint refs;
+  size_t count;                      /* commands */
+  size_t chunk_count;
+  struct kiln_replay_chunk **chunks; /* each held by the version */
+  uint64_t stack_bytes;              /* the most of its chunks', for the executions' command */
+};
+
+/* A version of `count` commands, taking over the caller's references to them (and freeing
+ * the array); NULL on allocation failure (the caller keeps both). */
 struct kiln_replay_version *kiln_replay_version_new(struct kiln_command **commands, size_t count);
-/* A version like `base` where `replacements[i]`, when non-NULL, takes the place of
- * command i (the version takes over those references); the others are shared. NULL on
+/* A version like `base` where commands[j] takes the place of command indices[j] (distinct
+ * indices; the version takes over those references), sharing everything else. NULL on
  * allocation failure (the replacements stay the caller's). */
-struct kiln_replay_version *kiln_replay_version_replace(const struct kiln_replay_version *base,
-                                                        struct kiln_command *const *replacements);
+struct kiln_replay_version *kiln_replay_version_replace(const struct kiln_replay_version *base, const size_t *indices,
+                                                        struct kiln_command *const *commands, size_t replaced);
 void kiln_replay_version_release(struct kiln_replay_version *version);
 
 /* What an execution runs and who is told when it ends. The execution takes over one

@@ -125,11 +125,18 @@ static cl_int rebuild(struct update *u) {
  * memory for the new version (nothing changed then). */
 static bool commit(struct update *u) {
   cl_command_buffer_khr cb = u->command_buffer;
-  struct kiln_command **replacements = calloc(cb->version->count ? cb->version->count : 1, sizeof *replacements);
-  if (!replacements) return false;
-  for (size_t i = 0; i < u->count; i++) replacements[u->pending[i].command->index] = u->pending[i].rebuilt;
-  struct kiln_replay_version *version = kiln_replay_version_replace(cb->version, replacements);
-  free(replacements);
+  size_t *indices = malloc(u->count * sizeof *indices);
+  struct kiln_command **rebuilt = malloc(u->count * sizeof *rebuilt);
+  struct kiln_replay_version *version = NULL;
+  if (indices && rebuilt) {
+    for (size_t i = 0; i < u->count; i++) {
+      indices[i] = u->pending[i].command->index;
+      rebuilt[i] = u->pending[i].rebuilt;
+    }
+    version = kiln_replay_version_replace(cb->version, indices, rebuilt, u->count);
+  }
+  free(indices);
+  free(rebuilt);
   if (!version) return false;
   for (size_t i = 0; i < u->count; i++) {
     struct pending_update *p = &u->pending[i];

@@ -123,9 +123,17 @@ static cl_int apply_updates(cl_recording_qcom recording, cl_command_queue queue,
         (err = update_dispatch(&next[d], (cl_uint)d, u)) == CL_SUCCESS)
       err = kiln_recorded_dispatch_build(queue, &next[d], &commands[d]);
   }
+  /* The named dispatches' indices and new commands, packed for the new version. */
+  size_t *indices = calloc(count, sizeof *indices), replaced = 0;
+  struct kiln_command **built = calloc(count, sizeof *built);
   struct kiln_replay_version *version = NULL;
-  if (err == CL_SUCCESS && !(version = kiln_replay_version_replace(recording->version, commands)))
-    err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "rejected since (%s)", "!version");
+  if (err == CL_SUCCESS && (!indices || !built)) err = CL_OUT_OF_HOST_MEMORY;
+  for (size_t d = 0; err == CL_SUCCESS && d < count; d++)
+    if (named[d]) indices[replaced] = d, built[replaced++] = commands[d];
+  if (err == CL_SUCCESS && !(version = kiln_replay_version_replace(recording->version, indices, built, replaced)))
+    err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "no memory for the updated recording");
+  free(indices);
+  free(built);
   for (size_t d = 0; saved && d < count; d++) {
     if (!named[d]) continue;
     if (err == CL_SUCCESS) {
