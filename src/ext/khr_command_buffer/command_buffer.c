@@ -93,7 +93,7 @@ CL_API_ENTRY cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR(
   kiln_object_retain(&queue->obj);
   command_buffer->flags = flags;
   command_buffer->asserts = asserts;
-  memcpy(command_buffer->properties, properties, length * sizeof *properties); /* length 0 for NULL */
+  if (length) memcpy(command_buffer->properties, properties, length * sizeof *properties); /* 0 for NULL */
   command_buffer->properties_size = length * sizeof *properties;
   pthread_mutex_init(&command_buffer->lock, NULL);
   atomic_init(&command_buffer->pending, 0);

@@ -37,7 +37,7 @@ cl_int kiln_mutable_command_new(cl_command_buffer_khr command_buffer, size_t ind
   handle->kernel = call->kernel;
   kiln_object_retain(&call->kernel->obj);
   handle->updatable = updatable;
-  memcpy(handle->properties, properties, properties_length * sizeof *properties); /* 0 for NULL */
+  if (properties_length) memcpy(handle->properties, properties, properties_length * sizeof *properties);
   handle->properties_size = properties_length * sizeof *properties;
   pthread_mutex_init(&handle->lock, NULL);
   kiln_object_init(&handle->obj, KILN_OBJECT_MUTABLE_COMMAND, mutable_command_destroy);
