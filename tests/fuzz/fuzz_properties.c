@@ -1,9 +1,11 @@
 /* Property lists and the other structured arguments of object creation: the first byte
  * picks the call, the next 8 give flags and sizes, the rest is read as a list of 64-bit
  * property words (a 0 appended, so every list ends). Contexts, queues, buffers, sub-buffer
- * regions, samplers, command buffers (cl_khr_command_buffer) and imported memory
+ * regions, samplers, command buffers (cl_khr_command_buffer), NDRange commands recorded
+ * with a mutable handle (cl_khr_command_buffer_mutable_dispatch: their properties, in a
+ * mutable command buffer or not, with a local size or not) and imported memory
  * (cl_arm_import_memory). An object created is released; a refusal must be an OpenCL
- * error code. */
+ * error code, and a recorded command's handle returns its properties as given. */
 #include <CL/kiln_command_buffer.h> /* first: 0.9.7 declarations over older system headers */
 
 #include "fuzz_common.h"
@@ -23,14 +25,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   unsigned pick = data[0];
   uint64_t knobs;
   memcpy(&knobs, data + 1, 8);
-  uint64_t words[MAX_WORDS + 1] = {0};
+  uint64_t words[MAX_WORDS + 2] = {0}; /* two zeros after: a list ends whether a key or a value comes last */
   size_t count = (size - 9) / 8;
   if (count > MAX_WORDS) count = MAX_WORDS;
   memcpy(words, data + 9, count * 8);
   words[count] = 0;
   static unsigned char host[4096];
   cl_int err = 12345;
-  switch (pick % 7) {
+  switch (pick % 8) {
   case 0: {
     cl_context c = clCreateContext((const cl_context_properties *)words, 1, &env->device, NULL, NULL, &err);
     fuzz_expect_status(err, "clCreateContext");
@@ -79,6 +81,51 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     cl_command_buffer_khr cb = create(1, &env->queue, (const cl_command_buffer_properties_khr *)words, &err);
     fuzz_expect_status(err, "clCreateCommandBufferKHR");
     if (cb) FUZZ_CHECK(release(cb));
+    break;
+  }
+  case 6: {
+    static clCreateCommandBufferKHR_fn create;
+    static clReleaseCommandBufferKHR_fn release;
+    static clCommandNDRangeKernelKHR_fn record;
+    static clGetMutableCommandInfoKHR_fn info;
+    static cl_kernel kernel;
+    if (!kernel) {
+      create = (clCreateCommandBufferKHR_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clCreateCommandBufferKHR");
+      release = (clReleaseCommandBufferKHR_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clReleaseCommandBufferKHR");
+      record = (clCommandNDRangeKernelKHR_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clCommandNDRangeKernelKHR");
+      info = (clGetMutableCommandInfoKHR_fn)clGetExtensionFunctionAddressForPlatform(env->platform, "clGetMutableCommandInfoKHR");
+      if (!create || !release || !record || !info) abort();
+      const char *source = "kernel void k(global int *p) { p[get_global_id(0)] = 1; }";
+      cl_program program = clCreateProgramWithSource(env->context, 1, &source, NULL, &err);
+      FUZZ_CHECK(err);
+      FUZZ_CHECK(clBuildProgram(program, 1, &env->device, NULL, NULL, NULL));
+      kernel = clCreateKernel(program, "k", &err);
+      FUZZ_CHECK(err);
+      static cl_mem out;
+      out = clCreateBuffer(env->context, CL_MEM_READ_WRITE, 64 * sizeof(cl_int), NULL, &err);
+      FUZZ_CHECK(err);
+      FUZZ_CHECK(clSetKernelArg(kernel, 0, sizeof out, &out));
+      FUZZ_CHECK(clReleaseProgram(program));
+    }
+    const cl_command_buffer_properties_khr cb_properties[] = {
+        CL_COMMAND_BUFFER_FLAGS_KHR, knobs & 1 ? CL_COMMAND_BUFFER_MUTABLE_KHR : 0,
+        CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR, (knobs >> 1) & 1, 0};
+    cl_command_buffer_khr cb = create(1, &env->queue, cb_properties, &err);
+    FUZZ_CHECK(err);
+    const size_t global = 64, local = 8;
+    cl_mutable_command_khr handle = NULL;
+    err = record(cb, NULL, (const cl_command_properties_khr *)words, kernel, 1, NULL, &global,
+                 (knobs >> 2) & 1 ? &local : NULL, 0, NULL, NULL, (knobs >> 3) & 1 ? NULL : &handle);
+    fuzz_expect_status(err, "clCommandNDRangeKernelKHR");
+    if (err == CL_SUCCESS && handle) {
+      cl_command_properties_khr got[MAX_WORDS + 2];
+      size_t got_size = 0;
+      FUZZ_CHECK(info(handle, CL_MUTABLE_COMMAND_PROPERTIES_ARRAY_KHR, sizeof got, got, &got_size));
+      size_t end = 0;
+      while (words[end]) end += 2;
+      if (got_size != (end + 1) * sizeof *words || memcmp(got, words, got_size) != 0) abort();
+    }
+    FUZZ_CHECK(release(cb));
     break;
   }
   default: {
