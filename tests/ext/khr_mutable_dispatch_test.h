@@ -52,24 +52,24 @@ static inline cl_int kmd_update(cl_command_buffer_khr cb, const cl_mutable_dispa
   return kmd_update_n(cb, 1, config);
 }
 
-/* Updates argument `index` of `command` to the memory object `mem`. */
-static inline void kmd_update_mem_arg(cl_command_buffer_khr cb, cl_mutable_command_khr command, cl_uint index,
-                                      cl_mem mem) {
-  cl_mutable_dispatch_arg_khr arg = {index, sizeof mem, &mem};
+/* Updates argument `index` of `command` (as clSetKernelArg would set it). */
+static inline void kmd_update_arg(cl_command_buffer_khr cb, cl_mutable_command_khr command, cl_uint index, size_t size,
+                                  const void *value) {
+  cl_mutable_dispatch_arg_khr arg = {index, size, value};
   cl_mutable_dispatch_config_khr config = kmd_config(command);
   config.num_args = 1;
   config.arg_list = &arg;
   assert_cl_success(kmd_update(cb, &config));
 }
 
-/* Updates the int argument `index` of `command` to `value`. */
+static inline void kmd_update_mem_arg(cl_command_buffer_khr cb, cl_mutable_command_khr command, cl_uint index,
+                                      cl_mem mem) {
+  kmd_update_arg(cb, command, index, sizeof mem, &mem);
+}
+
 static inline void kmd_update_int_arg(cl_command_buffer_khr cb, cl_mutable_command_khr command, cl_uint index,
                                       cl_int value) {
-  cl_mutable_dispatch_arg_khr arg = {index, sizeof value, &value};
-  cl_mutable_dispatch_config_khr config = kmd_config(command);
-  config.num_args = 1;
-  config.arg_list = &arg;
-  assert_cl_success(kmd_update(cb, &config));
+  kmd_update_arg(cb, command, index, sizeof value, &value);
 }
 
 /* A size_t[] query of a handle: its size in bytes, the values in `out` (at most 3). */
