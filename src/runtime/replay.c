@@ -156,7 +156,7 @@ static cl_int run_steps(struct kiln_command *command, unsigned worker_id) {
 }
 
 static void execution_end(const struct kiln_replay_execution *execution) {
-  kiln_replay_version_release(execution->version);
+  if (!execution->version_borrowed) kiln_replay_version_release(execution->version);
   if (execution->complete) execution->complete(execution->owner);
 }
 

@@ -52,9 +52,11 @@ struct kiln_replay_version *kiln_replay_version_replace(const struct kiln_replay
 void kiln_replay_version_release(struct kiln_replay_version *version);
 
 /* What an execution runs and who is told when it ends. The execution takes over one
- * reference to `version`, dropped when it ends; then `complete(owner)` is called, if set. */
+ * reference to `version`, dropped when it ends (unless `version_borrowed`: the owner keeps
+ * the version alive and unchanged until `complete`); then `complete(owner)` is called, if set. */
 struct kiln_replay_execution {
   struct kiln_replay_version *version;
+  bool version_borrowed;
   void (*complete)(void *owner);
   void *owner;
   /* On an out-of-order queue, start after every command enqueued before (event.h). */

@@ -76,17 +76,22 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCommandBufferKHR(cl_uint num_queues, cl
   if (!pending_acquire(command_buffer))
     return KILN_FAIL(CL_INVALID_OPERATION, "the command buffer is pending and was not created for simultaneous use");
   kiln_object_retain(&command_buffer->obj); /* a release while pending waits for the end */
-  /* A mutable command buffer's version changes under the lock; any other's is fixed once finalized. */
+  /* A mutable command buffer's version changes under the lock, and the execution holds the
+   * one it got. Any other's is fixed once finalized: the command buffer, which the
+   * execution holds, keeps it. */
   bool mutable = command_buffer->flags & CL_COMMAND_BUFFER_MUTABLE_KHR;
-  if (mutable) pthread_mutex_lock(&command_buffer->lock);
   struct kiln_replay_version *version = command_buffer->version;
-  atomic_fetch_add(&version->refs, 1); /* the execution's */
-  if (mutable) pthread_mutex_unlock(&command_buffer->lock);
+  if (mutable) {
+    pthread_mutex_lock(&command_buffer->lock);
+    version = command_buffer->version;
+    atomic_fetch_add(&version->refs, 1);
+    pthread_mutex_unlock(&command_buffer->lock);
+  }
   /* On an out-of-order queue an execution starts after every command enqueued before it,
    * as GPU queues run command buffers: the CTS's mutable_dispatch_simultaneous_out_of_order
    * reads one execution's output while the next execution of the same command buffer,
    * enqueued after the read, overwrites it. */
-  struct kiln_replay_execution execution = {version, execution_complete, command_buffer, true};
+  struct kiln_replay_execution execution = {version, !mutable, execution_complete, command_buffer, true};
   return kiln_replay_submit(queue, CL_COMMAND_COMMAND_BUFFER_KHR, &execution, num_events_in_wait_list,
                             event_wait_list, event);
 }

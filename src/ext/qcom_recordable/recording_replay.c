@@ -181,7 +181,7 @@ static cl_int enqueue_recording(cl_command_queue queue, cl_recording_qcom record
   pthread_mutex_unlock(&recording->lock);
   if (err != CL_SUCCESS) return err;
 
-  struct kiln_replay_execution execution = {version, NULL, NULL, false};
+  struct kiln_replay_execution execution = {version, false, NULL, NULL, false};
   return kiln_replay_submit(queue, CL_COMMAND_NDRANGE_KERNEL, &execution, num_events, wait_list, event);
 }
 
