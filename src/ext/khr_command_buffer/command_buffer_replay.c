@@ -80,12 +80,14 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueCommandBufferKHR(cl_uint num_queues, cl
    * one it got. Any other's is fixed once finalized: the command buffer, which the
    * execution holds, keeps it. */
   bool mutable = command_buffer->flags & CL_COMMAND_BUFFER_MUTABLE_KHR;
-  struct kiln_replay_version *version = command_buffer->version;
+  struct kiln_replay_version *version;
   if (mutable) {
     pthread_mutex_lock(&command_buffer->lock);
     version = command_buffer->version;
     atomic_fetch_add(&version->refs, 1);
     pthread_mutex_unlock(&command_buffer->lock);
+  } else {
+    version = command_buffer->version;
   }
   /* On an out-of-order queue an execution starts after every command enqueued before it,
    * as GPU queues run command buffers: the CTS's mutable_dispatch_simultaneous_out_of_order
