@@ -1,9 +1,9 @@
 /* recorded_dispatch.h: an NDRange kept by a recorder so that it can be rebuilt with new
  * arguments or geometry (QCOM recordings, mutable command-buffer dispatches). A dispatch
  * owns a clone of the recorded kernel: the clone has the arguments the command was built
- * with, updates go through clSetKernelArg, clSetKernelArgSVMPointer and
- * clSetKernelExecInfo on it (with their own errors), and the application's kernel is
- * never touched. Rebuilding runs the core's NDRange path, which validates the result.
+ * with, updates set its arguments, SVM pointers and exec info through the kernel module's
+ * setters (kernel.h: the checks and errors of clSetKernelArg, clSetKernelArgSVMPointer and
+ * clSetKernelExecInfo), and the application's kernel is never touched. Rebuilding runs the core's NDRange path, which validates the result.
  *
  * The clone is changed in place: a built command keeps a copy of the arguments (and holds
  * the kernel), so commands built before go on running as they were. An update saves the
@@ -34,7 +34,7 @@ struct kiln_recorded_dispatch_saved {
   unsigned unset_args;
   bool too_many_image_args;
   unsigned exec_info_count;
-  cl_kernel_exec_info exec_info_names[8];
+  cl_kernel_exec_info exec_info_names[8]; /* KILN_KERNEL_EXEC_INFO_MAX (kernel.h; checked in the .c) */
   uint64_t exec_info_values[8];
 };
 /* Saves the state of `dispatch`'s clone; CL_OUT_OF_HOST_MEMORY when it cannot. */

@@ -3,9 +3,10 @@
  * (command_buffer.c), recording (command_buffer_record.c), finalize and replay
  * (command_buffer_replay.c), device queries and the entry-point table
  * (command_buffer_device.c); mutable-command handles and their queries
- * (mutable_command.c), clUpdateMutableCommandsKHR (mutable_update.c). It talks to the core through the command sinks of
- * runtime/command.h: each recording entry point runs the enqueue path's own validation
- * and command building, and keeps the built command instead of submitting it.
+ * (mutable_command.c), clUpdateMutableCommandsKHR (mutable_update.c). It talks to the
+ * core through the command sinks of runtime/command.h: each recording entry point runs the
+ * enqueue path's own validation and command building, and keeps the built command instead
+ * of submitting it.
  *
  * A command buffer replays its commands in recording order, which is a topological order
  * of its sync-point DAG (a command can only wait for sync points recorded before it), so
@@ -71,7 +72,7 @@ struct _cl_mutable_command_khr {
   pthread_mutex_t lock;   /* `dispatch`, which updates replace while queries read it */
   /* The geometry, and in a mutable command buffer the kernel clone updates start from. */
   struct kiln_recorded_dispatch dispatch;
-  struct pending_update *pending; /* during an update naming it (mutable_update.c), else NULL */
+  struct kiln_pending_update *pending; /* during an update naming it (mutable_update.c), else NULL */
 };
 
 static inline bool kiln_mutable_command_is_valid(cl_mutable_command_khr command) {
@@ -79,10 +80,11 @@ static inline bool kiln_mutable_command_is_valid(cl_mutable_command_khr command)
 }
 
 /* A handle for the NDRange `call` about to become command `index` of the locked
- * `command_buffer` (mutable_command.c), with the recording's properties and fields. */
+ * `command_buffer` (mutable_command.c), with the recording's properties (`properties_length`
+ * entries, its terminating 0 included; 0 for NULL) and updatable fields. */
 cl_int kiln_mutable_command_new(cl_command_buffer_khr command_buffer, size_t index,
                                 const struct kiln_ndrange_call *call, const cl_command_properties_khr *properties,
-                                size_t properties_size, cl_mutable_dispatch_fields_khr updatable,
+                                size_t properties_length, cl_mutable_dispatch_fields_khr updatable,
                                 cl_mutable_command_khr *command);
 /* Frees a handle (recording failed after it was made, or its command buffer goes). */
 void kiln_mutable_command_free(cl_mutable_command_khr command);

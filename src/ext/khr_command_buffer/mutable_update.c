@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* One command the update names, and what it becomes. */
-struct pending_update {
+struct kiln_pending_update {
   cl_mutable_command_khr command;
   struct kiln_recorded_dispatch next; /* the command's clone (changed in place), the new geometry */
   struct kiln_recorded_dispatch_saved saved;
@@ -23,19 +23,19 @@ struct pending_update {
 
 struct update {
   cl_command_buffer_khr command_buffer;
-  struct pending_update *pending; /* one per distinct command, at most one per config */
+  struct kiln_pending_update *pending; /* one per distinct command, at most one per config */
   size_t count;
 };
 
 /* What this update does to `command`, begun on first use (the clone's state saved). The
  * command points at its entry meanwhile (updates of a command buffer hold its lock). */
-static cl_int pending_of(struct update *u, cl_mutable_command_khr command, struct pending_update **found) {
+static cl_int pending_of(struct update *u, cl_mutable_command_khr command, struct kiln_pending_update **found) {
   if (command->pending) {
     *found = command->pending;
     return CL_SUCCESS;
   }
-  struct pending_update *p = &u->pending[u->count];
-  *p = (struct pending_update){.command = command, .next = command->dispatch};
+  struct kiln_pending_update *p = &u->pending[u->count];
+  *p = (struct kiln_pending_update){.command = command, .next = command->dispatch};
   cl_int err = kiln_recorded_dispatch_save(&p->next, &p->saved);
   if (err != CL_SUCCESS) return KILN_FAIL(err, "no memory to save the dispatch's arguments");
   u->count++;
@@ -81,7 +81,7 @@ static cl_int check_config(const struct update *u, const cl_mutable_dispatch_con
 /* Applies one checked config to its command's copy: arguments, SVM arguments and exec
  * info through the kernel entry points (their errors), then the geometry. */
 static cl_int apply_config(struct update *u, const cl_mutable_dispatch_config_khr *config) {
-  struct pending_update *p;
+  struct kiln_pending_update *p;
   cl_int err = pending_of(u, config->command, &p);
   if (err != CL_SUCCESS) return err;
   cl_kernel kernel = p->next.kernel;
@@ -112,7 +112,7 @@ static cl_int apply_config(struct update *u, const cl_mutable_dispatch_config_kh
 /* Rebuilds every named command; the geometry is validated here, as clEnqueueNDRangeKernel would. */
 static cl_int rebuild(struct update *u) {
   for (size_t i = 0; i < u->count; i++) {
-    struct pending_update *p = &u->pending[i];
+    struct kiln_pending_update *p = &u->pending[i];
     if (kiln_recorded_dispatch_is_uniform(&p->command->dispatch) != kiln_recorded_dispatch_is_uniform(&p->next))
       return KILN_FAIL(CL_INVALID_OPERATION, "the update changes whether the work-groups are uniform");
     cl_int err = kiln_recorded_dispatch_build(u->command_buffer->queue, &p->next, &p->rebuilt);
@@ -139,7 +139,7 @@ static bool commit(struct update *u) {
   free(rebuilt);
   if (!version) return false;
   for (size_t i = 0; i < u->count; i++) {
-    struct pending_update *p = &u->pending[i];
+    struct kiln_pending_update *p = &u->pending[i];
     p->rebuilt = NULL; /* the version's now */
     kiln_recorded_dispatch_forget(&p->saved);
     pthread_mutex_lock(&p->command->lock);
