@@ -112,45 +112,41 @@ static cl_int apply_updates(cl_recording_qcom recording, cl_command_queue queue,
     free(named);
     return CL_INVALID_KERNEL_ARGS;
   }
+  /* Per named dispatch, packed: its index, new state and new command. */
+  size_t *indices = calloc(count, sizeof *indices), replaced = 0;
   struct kiln_recorded_dispatch *next = calloc(count, sizeof *next);
   struct kiln_recorded_dispatch_saved *saved = calloc(count, sizeof *saved);
-  struct kiln_command **commands = calloc(count, sizeof *commands);
-  cl_int err = next && saved && commands ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+  struct kiln_command **built = calloc(count, sizeof *built);
+  cl_int err = indices && next && saved && built ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
   for (size_t d = 0; d < count && err == CL_SUCCESS; d++) {
     if (!named[d]) continue;
-    next[d] = recording->dispatches[d];
-    if ((err = kiln_recorded_dispatch_save(&next[d], &saved[d])) == CL_SUCCESS &&
-        (err = update_dispatch(&next[d], (cl_uint)d, u)) == CL_SUCCESS)
-      err = kiln_recorded_dispatch_build(queue, &next[d], &commands[d]);
+    size_t j = replaced++;
+    indices[j] = d;
+    next[j] = recording->dispatches[d];
+    if ((err = kiln_recorded_dispatch_save(&next[j], &saved[j])) == CL_SUCCESS &&
+        (err = update_dispatch(&next[j], (cl_uint)d, u)) == CL_SUCCESS)
+      err = kiln_recorded_dispatch_build(queue, &next[j], &built[j]);
   }
-  /* The named dispatches' indices and new commands, packed for the new version. */
-  size_t *indices = calloc(count, sizeof *indices), replaced = 0;
-  struct kiln_command **built = calloc(count, sizeof *built);
   struct kiln_replay_version *version = NULL;
-  if (err == CL_SUCCESS && (!indices || !built)) err = CL_OUT_OF_HOST_MEMORY;
-  for (size_t d = 0; err == CL_SUCCESS && d < count; d++)
-    if (named[d]) indices[replaced] = d, built[replaced++] = commands[d];
   if (err == CL_SUCCESS && !(version = kiln_replay_version_replace(recording->version, indices, built, replaced)))
     err = KILN_FAIL(CL_OUT_OF_HOST_MEMORY, "no memory for the updated recording");
-  free(indices);
-  free(built);
-  for (size_t d = 0; saved && d < count; d++) {
-    if (!named[d]) continue;
+  for (size_t j = 0; j < replaced; j++) {
     if (err == CL_SUCCESS) {
-      kiln_recorded_dispatch_forget(&saved[d]);
-      recording->dispatches[d] = next[d]; /* the same clone, the new geometry */
+      kiln_recorded_dispatch_forget(&saved[j]);
+      recording->dispatches[indices[j]] = next[j]; /* the same clone, the new geometry */
     } else {
-      kiln_recorded_dispatch_restore(&saved[d]); /* only what this call changed and built */
-      if (commands && commands[d]) kiln_command_discard(commands[d]);
+      kiln_recorded_dispatch_restore(&saved[j]); /* only what this call changed and built */
+      if (built[j]) kiln_command_discard(built[j]);
     }
   }
   if (err == CL_SUCCESS) {
     kiln_replay_version_release(recording->version);
     recording->version = version;
   }
-  free(saved);
-  free(commands);
+  free(indices);
   free(next);
+  free(saved);
+  free(built);
   free(named);
   return err;
 }
